@@ -1,0 +1,12 @@
+#ifndef HEED_SHIMS_H
+#define HEED_SHIMS_H
+
+/// A log line from sphinxbase, formatted. `level` is sphinxbase's `err_lvl_t`
+/// (0 debug, 1 info, 2 info continuation, 3 warning, 4 error, 5 fatal).
+typedef void (*heed_log_handler)(void *context, int level, const char *message);
+
+/// Routes sphinxbase's log (`err_set_callback`, whose callback is variadic and
+/// so cannot be written in Swift) to `handler`. Pass NULL to silence it.
+void heed_sphinx_set_log_handler(heed_log_handler handler, void *context);
+
+#endif

@@ -1,0 +1,92 @@
+/// What a recognizer heard in one utterance.
+public struct RecognitionResult: Sendable, Hashable, Codable {
+    /// The best hypothesis, lower-case words separated by single spaces; empty when nothing was heard.
+    public var text: String
+    /// The decoder's path score of `text` (natural log, unnormalised; higher is better).
+    public var score: Double
+    /// Mean acoustic score per frame of `text` minus that of a free phone loop over the
+    /// same audio (decoder log units); near 0 or above when the grammar path fits the sound.
+    public var acousticMargin: Double
+    /// Estimated probability in [0, 1] that `text` is what was said; see ``ConfidenceModel``.
+    public var confidence: Double
+    /// Whether the audio is judged not to be a command of the grammar.
+    public var rejected: Bool
+    /// Other hypotheses the grammar allows, best first, without `text`.
+    public var alternatives: [Alternative]
+    /// The words of `text` with their times.
+    public var words: [WordSegment]
+    /// Length of the audio in seconds.
+    public var durationSeconds: Double
+    /// CPU seconds spent decoding.
+    public var decodeSeconds: Double
+
+    /// Creates a result.
+    public init(
+        text: String,
+        score: Double,
+        acousticMargin: Double,
+        confidence: Double,
+        rejected: Bool,
+        alternatives: [Alternative],
+        words: [WordSegment],
+        durationSeconds: Double,
+        decodeSeconds: Double
+    ) {
+        self.text = text
+        self.score = score
+        self.acousticMargin = acousticMargin
+        self.confidence = confidence
+        self.rejected = rejected
+        self.alternatives = alternatives
+        self.words = words
+        self.durationSeconds = durationSeconds
+        self.decodeSeconds = decodeSeconds
+    }
+}
+
+/// An n-best alternative hypothesis.
+public struct Alternative: Sendable, Hashable, Codable {
+    /// The words.
+    public var text: String
+    /// Path score (natural log, same scale as ``RecognitionResult/score``).
+    public var score: Double
+
+    /// Creates an alternative.
+    public init(text: String, score: Double) {
+        self.text = text
+        self.score = score
+    }
+}
+
+/// One recognized word with its time span.
+public struct WordSegment: Sendable, Hashable, Codable {
+    /// The word, without pronunciation-variant suffix.
+    public var word: String
+    /// Start, in seconds from the start of the audio.
+    public var start: Double
+    /// End, in seconds from the start of the audio.
+    public var end: Double
+    /// Estimated probability in [0, 1] that this word is right.
+    public var confidence: Double
+
+    /// Creates a word segment.
+    public init(word: String, start: Double, end: Double, confidence: Double) {
+        self.word = word
+        self.start = start
+        self.end = end
+        self.confidence = confidence
+    }
+}
+
+/// Turns audio into a ``RecognitionResult``.
+public protocol SpeechRecognizer {
+    /// Recognizes one complete utterance.
+    ///
+    /// - Parameter audio: mono audio at ``AudioBuffer/recognitionSampleRate``.
+    /// - Returns: the result, possibly empty or rejected.
+    /// - Throws: ``RecognizerError`` when the decoder fails.
+    mutating func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult
+
+    /// Whether `text` (lower-case words separated by spaces) is a sentence of the grammar.
+    func accepts(_ text: String) -> Bool
+}

@@ -1,0 +1,214 @@
+public import HeedCore
+import HeedAudio
+import Foundation
+
+/// Accuracy, rejection, speed and memory of a recognizer over a labelled corpus.
+public struct EvaluationReport: Sendable, Codable {
+    /// One recording's outcome.
+    public struct Item: Sendable, Codable {
+        public var file: String
+        public var expected: String?
+        public var text: String
+        public var confidence: Double
+        public var acousticMargin: Double
+        public var rejected: Bool
+        /// Whether the expected transcript is a sentence of the grammar (`nil`: no transcript).
+        public var inGrammar: Bool?
+        public var latencyMs: Double
+    }
+
+    /// A recording whose outcome is wrong, or that could not be read.
+    public struct Failure: Sendable, Codable {
+        public enum Kind: String, Sendable, Codable {
+            /// In-grammar speech heard as other words.
+            case misrecognized
+            /// In-grammar speech heard right but rejected.
+            case falseReject
+            /// Out-of-grammar speech accepted as a command.
+            case falseAccept
+            /// The audio could not be read or decoded.
+            case unreadable
+        }
+        public var kind: Kind
+        public var file: String
+        public var line: Int
+        public var expected: String?
+        public var heard: String?
+        public var confidence: Double?
+        public var message: String?
+    }
+
+    public var manifest: String
+    public var utterances: Int
+    /// Rows whose transcript the grammar accepts.
+    public var inGrammarUtterances: Int
+    /// Rows whose transcript the grammar cannot produce: they should be rejected.
+    public var outOfGrammarUtterances: Int
+    /// In-grammar rows heard exactly right (rejected or not).
+    public var sentenceAccuracy: Double?
+    /// Word error rate over in-grammar rows.
+    public var wer: Double?
+    /// In-grammar rows rejected, as a fraction of in-grammar rows.
+    public var falseRejectRate: Double?
+    /// Out-of-grammar rows accepted, as a fraction of out-of-grammar rows.
+    public var falseAcceptRate: Double?
+    /// Mean confidence of right results, wrong in-grammar results and out-of-grammar results.
+    public var meanConfidence: ConfidenceSummary
+    /// Decode CPU seconds over audio seconds.
+    public var rtf: Double
+    public var audioSeconds: Double
+    public var p50LatencyMs: Double
+    public var p95LatencyMs: Double
+    public var maxLatencyMs: Double
+    public var loadSeconds: Double
+    public var peakRSSMegabytes: Double
+    public var errors: [Failure]
+    public var results: [Item]
+
+    /// Mean confidences by outcome; `nil` where there is no such result.
+    public struct ConfidenceSummary: Sendable, Codable {
+        public var correct: Double?
+        public var wrong: Double?
+        public var outOfGrammar: Double?
+    }
+}
+
+/// Runs a recognizer over every recording of a manifest.
+public struct Evaluation {
+    private let manifest: Manifest
+
+    /// Creates an evaluation of `manifest`.
+    public init(manifest: Manifest) { self.manifest = manifest }
+
+    /// Recognizes each recording and scores the results.
+    ///
+    /// - Parameters:
+    ///   - recognizer: the recognizer, loaded with the grammar under test.
+    ///   - loadSeconds: how long loading the recognizer took, for the report.
+    ///   - progress: called before each recording with its 1-based index, the count and its path.
+    /// - Returns: the report; unreadable recordings are listed in its errors, not thrown.
+    /// - Throws: ``RecognizerError`` when the decoder itself fails.
+    public func run(
+        recognizer: inout some SpeechRecognizer,
+        loadSeconds: Double,
+        progress: (Int, Int, String) -> Void = { _, _, _ in }
+    ) throws(RecognizerError) -> EvaluationReport {
+        var items: [EvaluationReport.Item] = []
+        var failures: [EvaluationReport.Failure] = []
+        var decodeSeconds = 0.0
+        var audioSeconds = 0.0
+        for (index, entry) in manifest.entries.enumerated() {
+            progress(index + 1, manifest.entries.count, entry.relativePath)
+            let audio: AudioBuffer
+            do {
+                audio = try AudioFile.read(entry.audioPath)
+            } catch {
+                failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
+                continue
+            }
+            let started = ContinuousClock.now
+            let result = try recognizer.recognize(audio)
+            let latency = (ContinuousClock.now - started).milliseconds
+            decodeSeconds += result.decodeSeconds
+            audioSeconds += result.durationSeconds
+            let inGrammar = entry.transcript.map { recognizer.accepts($0) }
+            items.append(
+                .init(
+                    file: entry.relativePath,
+                    expected: entry.transcript,
+                    text: result.text,
+                    confidence: result.confidence,
+                    acousticMargin: result.acousticMargin,
+                    rejected: result.rejected,
+                    inGrammar: inGrammar,
+                    latencyMs: latency
+                )
+            )
+            if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar) {
+                failures.append(failure)
+            }
+        }
+        return report(items: items, failures: failures, decodeSeconds: decodeSeconds, audioSeconds: audioSeconds, loadSeconds: loadSeconds)
+    }
+
+    private static func failure(entry: Manifest.Entry, result: RecognitionResult, inGrammar: Bool?) -> EvaluationReport.Failure? {
+        guard let expected = entry.transcript, let inGrammar else { return nil }
+        let kind: EvaluationReport.Failure.Kind
+        switch (inGrammar, result.text == expected, result.rejected) {
+        case (true, false, _): kind = .misrecognized
+        case (true, true, true): kind = .falseReject
+        case (false, _, false): kind = .falseAccept
+        default: return nil
+        }
+        return .init(kind: kind, file: entry.relativePath, line: entry.line, expected: expected, heard: result.text, confidence: result.confidence)
+    }
+
+    private func report(
+        items: [EvaluationReport.Item],
+        failures: [EvaluationReport.Failure],
+        decodeSeconds: Double,
+        audioSeconds: Double,
+        loadSeconds: Double
+    ) -> EvaluationReport {
+        let inGrammar = items.filter { $0.inGrammar == true }
+        let outOfGrammar = items.filter { $0.inGrammar == false }
+        let correct = inGrammar.filter { $0.text == $0.expected }
+        let wrong = inGrammar.filter { $0.text != $0.expected }
+        let referenceWords = inGrammar.reduce(0) { $0 + ($1.expected?.split(separator: " ").count ?? 0) }
+        let wordErrors = inGrammar.reduce(0) { $0 + Transcript.wordErrors(reference: $1.expected ?? "", hypothesis: $1.text) }
+        let latencies = items.map(\.latencyMs).sorted()
+        return EvaluationReport(
+            manifest: manifest.path,
+            utterances: manifest.entries.count,
+            inGrammarUtterances: inGrammar.count,
+            outOfGrammarUtterances: outOfGrammar.count,
+            sentenceAccuracy: ratio(correct.count, inGrammar.count),
+            wer: ratio(wordErrors, referenceWords),
+            falseRejectRate: ratio(inGrammar.filter(\.rejected).count, inGrammar.count),
+            falseAcceptRate: ratio(outOfGrammar.filter { !$0.rejected }.count, outOfGrammar.count),
+            meanConfidence: .init(
+                correct: mean(correct.map(\.confidence)),
+                wrong: mean(wrong.map(\.confidence)),
+                outOfGrammar: mean(outOfGrammar.map(\.confidence))
+            ),
+            rtf: audioSeconds > 0 ? decodeSeconds / audioSeconds : 0,
+            audioSeconds: audioSeconds,
+            p50LatencyMs: percentile(latencies, 0.50),
+            p95LatencyMs: percentile(latencies, 0.95),
+            maxLatencyMs: latencies.last ?? 0,
+            loadSeconds: loadSeconds,
+            peakRSSMegabytes: peakResidentMegabytes(),
+            errors: failures,
+            results: items
+        )
+    }
+}
+
+private func ratio(_ part: Int, _ whole: Int) -> Double? {
+    whole == 0 ? nil : Double(part) / Double(whole)
+}
+
+private func mean(_ values: [Double]) -> Double? {
+    values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+}
+
+/// The nearest-rank percentile of sorted values.
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+    return sorted[min(sorted.count, max(1, rank)) - 1]
+}
+
+/// The process's peak resident set size so far, in megabytes (`getrusage`'s `ru_maxrss`).
+public func peakResidentMegabytes() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+extension Duration {
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}

@@ -1,0 +1,318 @@
+public import HeedCore
+public import Logging
+import Foundation
+
+/// A JSGF grammar to recognize with.
+public struct Grammar: Sendable, Hashable {
+    /// A name for messages and for the decoder's search.
+    public var name: String
+    /// The JSGF source text.
+    public var jsgf: String
+
+    /// Creates a grammar from JSGF text.
+    public init(name: String, jsgf: String) {
+        self.name = name
+        self.jsgf = jsgf
+    }
+
+    /// Reads a grammar from a `.gram` file.
+    ///
+    /// - Throws: ``RecognizerError`` `.grammarInvalid` when the file cannot be read.
+    public static func file(_ path: String) throws(RecognizerError) -> Grammar {
+        do {
+            return Grammar(name: path, jsgf: try String(contentsOfFile: path, encoding: .utf8))
+        } catch {
+            throw RecognizerError(.grammarInvalid, "\(path): cannot read the grammar: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// A grammar-constrained recognizer on PocketSphinx with the en-us acoustic model.
+///
+/// It decodes with a finite-state grammar search and, over the same audio, a free loop
+/// of context-independent phones. The phone loop is the best any sequence of sounds
+/// can score, so the gap between the two per frame says how well the grammar's best
+/// path explains the audio; ``ConfidenceModel`` maps that gap to a probability.
+///
+/// Not `Sendable`: the decoder is single-threaded. One owner drives it.
+public final class PocketSphinxRecognizer: SpeechRecognizer {
+    /// Where the model is and how to decode.
+    public struct Configuration: Sendable {
+        /// The acoustic model directory (`-hmm`).
+        public var modelDirectory: String
+        /// The CMU-format pronunciation dictionary that grammar words are looked up in.
+        public var dictionaryPath: String
+        /// Extra decoder flags (`["-beam": "1e-48"]`); they win over Heed's own.
+        public var decoderOptions: [String: String]
+        /// How many n-best alternatives to return at most.
+        public var maximumAlternatives: Int
+        /// Maps the acoustic margin to a confidence.
+        public var confidence: ConfidenceModel
+        /// Results whose confidence is below this are rejected.
+        public var rejectionThreshold: Double
+
+        /// Debian's pocketsphinx-en-us paths and the calibrated defaults.
+        public static let `default` = Configuration(
+            modelDirectory: "/usr/share/pocketsphinx/model/en-us/en-us",
+            dictionaryPath: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict",
+            decoderOptions: [:],
+            maximumAlternatives: 5,
+            confidence: .default,
+            rejectionThreshold: 0.5
+        )
+    }
+
+    private static let grammarSearch = "heed_grammar"
+    private static let phoneLoopSearch = "heed_phone_loop"
+    /// PocketSphinx computes 100 feature frames a second.
+    private static let framesPerSecond = 100.0
+
+    private let configuration: Configuration
+    private let decoder: SphinxDecoder
+    private let grammar: FiniteStateGrammar
+    private let log: SphinxLogSink
+    private var utterance: [Int16] = []
+    private var utteranceCPUSeconds = 0.0
+
+    /// Seconds spent loading the model, dictionary and grammar.
+    public let loadSeconds: Double
+
+    /// Loads the model and compiles `grammar`.
+    ///
+    /// - Parameters:
+    ///   - grammar: the JSGF grammar; all public rules are accepted.
+    ///   - configuration: model paths and decoder settings.
+    ///   - logger: receives PocketSphinx's own log at debug (info for its warnings).
+    /// - Throws: ``RecognizerError`` when the model, dictionary or grammar cannot be used,
+    ///   or grammar words have no pronunciation.
+    public init(grammar: Grammar, configuration: Configuration = .default, logger: Logger) throws(RecognizerError) {
+        let started = ContinuousClock.now
+        self.configuration = configuration
+        let log = SphinxLogSink(logger: logger)
+        self.log = log
+        installSphinxLog(log)
+        guard FileManager.default.fileExists(atPath: configuration.modelDirectory + "/mdef") else {
+            throw RecognizerError(.decoderInitFailed, "no acoustic model in \(configuration.modelDirectory) (install pocketsphinx-en-us or pass --model)")
+        }
+        var arguments = [
+            "-hmm": configuration.modelDirectory,
+            // Words are added from the grammar below: an empty dictionary to start with.
+            "-dict": "/dev/null",
+            "-allphone_ci": "yes",
+        ]
+        arguments.merge(configuration.decoderOptions) { _, override in override }
+        let decoder = try SphinxDecoder(arguments: arguments)
+        self.decoder = decoder
+
+        let compiled: FiniteStateGrammar
+        do {
+            compiled = try decoder.compileGrammar(grammar.jsgf, name: grammar.name)
+        } catch {
+            throw Self.withLog(error, log.takeRecentErrors())
+        }
+        let words = compiled.words.filter { !Self.isFiller($0) }
+        let dictionary = try PronunciationDictionary(path: configuration.dictionaryPath, words: Set(words))
+        let missing = dictionary.missing(from: words)
+        guard missing.isEmpty else {
+            throw RecognizerError(
+                .wordsMissing,
+                "\(grammar.name): no pronunciation in \(configuration.dictionaryPath) for: \(missing.joined(separator: ", "))"
+            )
+        }
+        for entry in dictionary.entries {
+            decoder.addWord(entry.word, phones: entry.phones, update: false)
+        }
+        do {
+            try decoder.addSearch(compiled, name: Self.grammarSearch)
+            try decoder.addPhoneLoopSearch(name: Self.phoneLoopSearch)
+        } catch {
+            throw Self.withLog(error, log.takeRecentErrors())
+        }
+        self.grammar = compiled
+        self.loadSeconds = (ContinuousClock.now - started).seconds
+    }
+
+    // MARK: Recognition
+
+    /// Recognizes a complete utterance, normalising over all of it (batch CMN).
+    public func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
+        try startUtterance(sampleRate: audio.sampleRate)
+        utterance = audio.samples
+        return try finishUtterance()
+    }
+
+    /// Starts an utterance fed in chunks with ``process(_:)``.
+    ///
+    /// - Throws: ``RecognizerError`` `.audioUnsupported` unless `sampleRate` is 16 kHz.
+    public func startUtterance(sampleRate: Int = AudioBuffer.recognitionSampleRate) throws(RecognizerError) {
+        guard sampleRate == AudioBuffer.recognitionSampleRate else {
+            throw RecognizerError(.audioUnsupported, "the en-us model needs \(AudioBuffer.recognitionSampleRate) Hz audio, not \(sampleRate) Hz")
+        }
+        utterance.removeAll(keepingCapacity: true)
+        utteranceCPUSeconds = 0
+    }
+
+    /// Feeds a chunk of the current utterance.
+    public func process(_ chunk: [Int16]) {
+        utterance.append(contentsOf: chunk)
+    }
+
+    /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
+    public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
+        let cpuStart = threadCPUSeconds()
+        let best = try decode(search: Self.grammarSearch)
+        let hypothesis = decoder.hypothesis()
+        let alternatives = hypothesis == nil ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
+        let phones = try decode(search: Self.phoneLoopSearch)
+        let cpuSeconds = threadCPUSeconds() - cpuStart
+
+        let words = best.filter { !Self.isFiller($0.word) }
+        let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
+        let margin = AcousticMargin(grammar: best, phoneLoop: phones)
+        let utteranceMargin = margin.perFrame(over: 0..<Int.max)
+        let confidence = text.isEmpty ? 0 : configuration.confidence.probability(utteranceMargin)
+        let segments = words.map { segment in
+            WordSegment(
+                word: Self.baseWord(segment.word),
+                start: Double(segment.startFrame) / Self.framesPerSecond,
+                end: Double(segment.endFrame + 1) / Self.framesPerSecond,
+                confidence: configuration.confidence.probability(margin.perFrame(over: segment.startFrame..<(segment.endFrame + 1)))
+            )
+        }
+        return RecognitionResult(
+            text: text,
+            score: hypothesis.map { decoder.naturalLog(ofScore: $0.score) } ?? 0,
+            acousticMargin: utteranceMargin,
+            confidence: confidence,
+            rejected: text.isEmpty || confidence < configuration.rejectionThreshold,
+            alternatives: distinctAlternatives(alternatives, excluding: text),
+            words: segments,
+            durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
+            decodeSeconds: cpuSeconds
+        )
+    }
+
+    /// Runs one search over the buffered utterance and returns its segments.
+    private func decode(search: String) throws(RecognizerError) -> [RawSegment] {
+        try decoder.selectSearch(search)
+        decoder.startStream()
+        try decoder.startUtterance()
+        try utterance.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
+            try decoder.process(samples, wholeUtterance: true)
+        }
+        try decoder.endUtterance()
+        return decoder.segments()
+    }
+
+    /// n-best hypotheses that the grammar really allows, once each, best first.
+    private func distinctAlternatives(_ raw: [(text: String, score: Int32)], excluding best: String) -> [Alternative] {
+        var seen: Set<String> = [best]
+        var result: [Alternative] = []
+        for candidate in raw.sorted(by: { $0.score > $1.score }) {
+            let words = candidate.text.split(separator: " ").map(String.init).filter { !Self.isFiller($0) }
+            let text = words.map(Self.baseWord).joined(separator: " ")
+            guard !text.isEmpty, seen.insert(text).inserted, grammar.accepts(words) else { continue }
+            result.append(Alternative(text: text, score: decoder.naturalLog(ofScore: candidate.score)))
+            if result.count == configuration.maximumAlternatives { break }
+        }
+        return result
+    }
+
+    /// Whether the grammar accepts `text` (words separated by spaces).
+    public func accepts(_ text: String) -> Bool {
+        grammar.accepts(text.split(separator: " ").map(String.init))
+    }
+
+    // MARK: Words
+
+    /// Whether a decoder word is silence, a filler or a null transition rather than speech.
+    static func isFiller(_ word: String) -> Bool {
+        word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++") || word == "(NULL)"
+    }
+
+    /// `read(2)` → `read`.
+    static func baseWord(_ word: String) -> String {
+        guard word.hasSuffix(")"), let open = word.lastIndex(of: "(") else { return word }
+        return String(word[..<open])
+    }
+
+    private static func withLog(_ error: RecognizerError, _ lines: [String]) -> RecognizerError {
+        guard !lines.isEmpty else { return error }
+        var error = error
+        error.message += ": " + lines.joined(separator: "; ")
+        return error
+    }
+}
+
+/// The gap between the grammar's best path and the free phone loop, frame by frame.
+struct AcousticMargin {
+    private var grammarScores: [Int: Double] = [:]
+    private var phoneScores: [Int: Double] = [:]
+
+    init(grammar: [RawSegment], phoneLoop: [RawSegment]) {
+        grammarScores = Self.spread(grammar)
+        phoneScores = Self.spread(phoneLoop)
+    }
+
+    /// Spreads each segment's acoustic score evenly over its frames.
+    private static func spread(_ segments: [RawSegment]) -> [Int: Double] {
+        var scores: [Int: Double] = [:]
+        for segment in segments where segment.endFrame >= segment.startFrame {
+            let frames = segment.endFrame - segment.startFrame + 1
+            let perFrame = Double(segment.acousticScore) / Double(frames)
+            for frame in segment.startFrame...segment.endFrame { scores[frame, default: 0] += perFrame }
+        }
+        return scores
+    }
+
+    /// Mean (grammar − phone loop) acoustic score per frame over `frames`, in the decoder's log units.
+    func perFrame(over frames: Range<Int>) -> Double {
+        var total = 0.0
+        var count = 0
+        for (frame, score) in grammarScores where frames.contains(frame) {
+            total += score - (phoneScores[frame] ?? score)
+            count += 1
+        }
+        return count == 0 ? 0 : total / Double(count)
+    }
+}
+
+/// Maps the per-frame acoustic margin to a probability that the result is right.
+///
+/// `probability = 1 / (1 + exp(-(slope × margin + intercept)))`, fitted by logistic
+/// regression on labelled recordings (see the README, "Confidence").
+public struct ConfidenceModel: Sendable, Hashable {
+    /// Weight of the margin.
+    public var slope: Double
+    /// Offset.
+    public var intercept: Double
+
+    /// Creates a model.
+    public init(slope: Double, intercept: Double) {
+        self.slope = slope
+        self.intercept = intercept
+    }
+
+    /// Fitted on the shared corpora; see the README.
+    public static let `default` = ConfidenceModel(slope: 0.001, intercept: 3)
+
+    /// The probability for a margin.
+    public func probability(_ margin: Double) -> Double {
+        1 / (1 + exp(-(slope * margin + intercept)))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// CPU time of the calling thread, in seconds.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}

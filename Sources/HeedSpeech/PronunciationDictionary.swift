@@ -1,0 +1,57 @@
+import Foundation
+import HeedCore
+
+/// Pronunciations read from a CMU-format dictionary (`word PH ON ES`, alternates as `word(2)`).
+///
+/// Heed loads only the words its grammar uses: the full en-us dictionary has 134k
+/// words and costs ~20 MB and ~200 ms at start-up; a grammar's few hundred cost nothing.
+struct PronunciationDictionary {
+    /// Entries as they appear in the file, alternates included (`read(2)`), in file order.
+    private(set) var entries: [(word: String, phones: String)] = []
+
+    /// Reads the entries of `words` (and their alternates) from the dictionary file at `path`.
+    ///
+    /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the file cannot be read.
+    init(path: String, words: Set<String>) throws(RecognizerError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(error.localizedDescription)")
+        }
+        let wanted = Set(words.map { Array($0.utf8) })
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var lineStart = 0
+            let count = bytes.count
+            while lineStart < count {
+                var lineEnd = lineStart
+                while lineEnd < count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                var wordEnd = lineStart
+                while wordEnd < lineEnd, bytes[wordEnd] != UInt8(ascii: " "), bytes[wordEnd] != UInt8(ascii: "\t") {
+                    wordEnd += 1
+                }
+                var baseEnd = wordEnd
+                if baseEnd > lineStart, bytes[baseEnd - 1] == UInt8(ascii: ")"),
+                    let open = (lineStart..<baseEnd).last(where: { bytes[$0] == UInt8(ascii: "(") })
+                {
+                    baseEnd = open
+                }
+                if baseEnd > lineStart, wanted.contains(Array(bytes[lineStart..<baseEnd])) {
+                    let word = String(decoding: bytes[lineStart..<wordEnd], as: UTF8.self)
+                    let phones = String(decoding: bytes[wordEnd..<lineEnd], as: UTF8.self)
+                        .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+                        .prefix(while: { $0 != "#" })
+                        .joined(separator: " ")
+                    entries.append((word, phones))
+                }
+                lineStart = lineEnd + 1
+            }
+        }
+    }
+
+    /// The words of `words` that have no entry.
+    func missing(from words: some Sequence<String>) -> [String] {
+        let present = Set(entries.map { $0.word })
+        return words.filter { !present.contains($0) }
+    }
+}

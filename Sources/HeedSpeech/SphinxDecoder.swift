@@ -1,0 +1,340 @@
+// Every raw `ps_*`, `cmd_ln_*`, `jsgf_*` and `fsg_*` call of Heed lives in this file.
+// It is the seam between Swift and the PocketSphinx 0.8+5prealpha API that Debian
+// ships (`ps_init(cmd_ln_t*)`); a port to the 5.x API changes this file only.
+
+internal import CHeedShims
+internal import Glibc
+internal import CPocketSphinx
+import HeedCore
+
+/// A word segment as the decoder reports it, in frames (100 frames a second).
+struct RawSegment: Equatable {
+    var word: String
+    var startFrame: Int
+    var endFrame: Int
+    /// Acoustic score, in the decoder's log base (1.0001), not normalised.
+    var acousticScore: Int32
+}
+
+/// One PocketSphinx decoder: the acoustic model, a dictionary and named searches.
+///
+/// Not `Sendable`: PocketSphinx objects are not thread-safe, so one owner drives it.
+final class SphinxDecoder {
+    private let raw: OpaquePointer
+
+    /// Creates a decoder from command-line style arguments (`["-hmm": path, ...]`).
+    ///
+    /// - Parameter arguments: decoder flags without duplicates; `cmd_ln_parse_r` copies them.
+    /// - Throws: ``RecognizerError`` with code `.decoderInitFailed` when PocketSphinx refuses.
+    init(arguments: [String: String]) throws(RecognizerError) {
+        let flat = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+        let config: OpaquePointer? = withCStrings(["heed"] + flat) { argv in
+            cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), argv.baseAddress, 1)
+        }
+        guard let config else {
+            throw RecognizerError(.decoderInitFailed, "PocketSphinx rejected the decoder settings \(flat.joined(separator: " "))")
+        }
+        // `ps_init` retains the configuration; release ours either way.
+        defer { cmd_ln_free_r(config) }
+        guard let decoder = ps_init(config) else {
+            throw RecognizerError(.decoderInitFailed, "PocketSphinx could not load the acoustic model (see --verbose for its log)")
+        }
+        self.raw = decoder
+    }
+
+    deinit { ps_free(raw) }
+
+    // MARK: Dictionary
+
+    /// Adds a word with its pronunciation.
+    ///
+    /// The corresponding C function is `ps_add_word`.
+    /// - Returns: `false` when the word exists already or a phone is unknown to the model.
+    @discardableResult
+    func addWord(_ word: String, phones: String, update: Bool) -> Bool {
+        ps_add_word(raw, word, phones, update ? 1 : 0) >= 0
+    }
+
+    /// The pronunciation of a word in the decoder's dictionary, or `nil`.
+    func pronunciation(of word: String) -> String? {
+        guard let phones = ps_lookup_word(raw, word) else { return nil }
+        defer { free(phones) }
+        return String(cString: phones)
+    }
+
+    // MARK: Searches
+
+    /// Compiles a JSGF grammar into a finite-state grammar.
+    ///
+    /// - Parameter text: the JSGF source. With several public rules, all of them are accepted.
+    /// - Throws: ``RecognizerError`` `.grammarInvalid` with the parser's message.
+    func compileGrammar(_ text: String, name: String) throws(RecognizerError) -> FiniteStateGrammar {
+        var source = text
+        var publicRules = try withParsedGrammar(text, name: name) { rules in rules.filter(\.isPublic).map(\.name) }
+        guard !publicRules.isEmpty else {
+            throw RecognizerError(.grammarInvalid, "grammar \(name) has no public rule")
+        }
+        if publicRules.count > 1 {
+            // Accept every public rule, as a reader of the grammar expects.
+            let union = "heed_any_public_rule"
+            source += "\npublic <\(union)> = " + publicRules.sorted().map { "<\($0)>" }.joined(separator: " | ") + ";\n"
+            publicRules = [union]
+        }
+        let top = publicRules[0]
+        let languageWeight = Float(cmd_ln_float_r(ps_get_config(raw), "-lw"))
+        let logMath = ps_get_logmath(raw)
+        let fsg = try withParsedGrammar(source, name: name) { (jsgf, rules) throws(RecognizerError) in
+            // `jsgf_get_rule` does not find rules in this version: take the rule from the iteration.
+            guard let rule = rules.first(where: { $0.name == top }),
+                let fsg = jsgf_build_fsg(jsgf, rule.pointer, logMath, languageWeight)
+            else {
+                throw RecognizerError(.grammarInvalid, "rule <\(top)> of grammar \(name) cannot be compiled")
+            }
+            return fsg
+        }
+        return FiniteStateGrammar(name: name, model: fsg)
+    }
+
+    private struct Rule {
+        var name: String
+        var isPublic: Bool
+        var pointer: OpaquePointer
+    }
+
+    /// Parses JSGF text and lists its rules for `body`; the grammar is freed afterwards.
+    private func withParsedGrammar<Result>(
+        _ text: String,
+        name: String,
+        _ body: (OpaquePointer, [Rule]) throws(RecognizerError) -> Result
+    ) throws(RecognizerError) -> Result {
+        guard let jsgf = jsgf_parse_string(text, nil) else {
+            throw RecognizerError(.grammarInvalid, "grammar \(name) does not parse as JSGF")
+        }
+        defer { jsgf_grammar_free(jsgf) }
+        var rules: [Rule] = []
+        var iterator = jsgf_rule_iter(jsgf)
+        while let current = iterator {
+            if let value = current.pointee.ent?.pointee.val {
+                let rule = OpaquePointer(value)
+                rules.append(Rule(name: bareRuleName(String(cString: jsgf_rule_name(rule))), isPublic: jsgf_rule_public(rule) != 0, pointer: rule))
+            }
+            iterator = hash_table_iter_next(current)
+        }
+        return try body(jsgf, rules)
+    }
+
+    private func withParsedGrammar<Result>(
+        _ text: String,
+        name: String,
+        _ body: ([Rule]) -> Result
+    ) throws(RecognizerError) -> Result {
+        try withParsedGrammar(text, name: name) { _, rules in body(rules) }
+    }
+
+    /// Turns `<grammar.rule>` into `rule`.
+    private func bareRuleName(_ name: String) -> String {
+        var bare = name
+        if bare.hasPrefix("<") { bare.removeFirst() }
+        if bare.hasSuffix(">") { bare.removeLast() }
+        if let dot = bare.lastIndex(of: ".") { bare = String(bare[bare.index(after: dot)...]) }
+        return bare
+    }
+
+    /// Makes `grammar` a named search. The decoder takes its own reference.
+    ///
+    /// The corresponding C function is `ps_set_fsg`.
+    func addSearch(_ grammar: FiniteStateGrammar, name: String) throws(RecognizerError) {
+        guard ps_set_fsg(raw, name, grammar.model) == 0 else {
+            throw RecognizerError(.grammarInvalid, "PocketSphinx refused grammar \(grammar.name) (see --verbose for its log)")
+        }
+    }
+
+    /// Adds a context-independent phone loop as the named search (needs `-allphone_ci yes`).
+    ///
+    /// The corresponding C function is `ps_set_allphone`.
+    func addPhoneLoopSearch(name: String) throws(RecognizerError) {
+        guard ps_set_allphone(raw, name, nil) == 0 else {
+            throw RecognizerError(.decoderInitFailed, "PocketSphinx could not create the phone loop search")
+        }
+    }
+
+    /// Selects the search that the next utterance uses.
+    func selectSearch(_ name: String) throws(RecognizerError) {
+        guard ps_set_search(raw, name) == 0 else {
+            throw RecognizerError(.grammarInvalid, "no search named \(name)")
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Resets frame counting and speech detection for a new stream.
+    func startStream() { ps_start_stream(raw) }
+
+    func startUtterance() throws(RecognizerError) {
+        guard ps_start_utt(raw) == 0 else {
+            throw RecognizerError(.decodeFailed, "PocketSphinx could not start an utterance")
+        }
+    }
+
+    /// Feeds samples. With `wholeUtterance`, `samples` is the complete utterance
+    /// (batch cepstral mean normalisation).
+    func process(_ samples: UnsafeBufferPointer<Int16>, wholeUtterance: Bool) throws(RecognizerError) {
+        guard let base = samples.baseAddress, !samples.isEmpty else { return }
+        guard ps_process_raw(raw, base, samples.count, 0, wholeUtterance ? 1 : 0) >= 0 else {
+            throw RecognizerError(.decodeFailed, "PocketSphinx failed to process audio")
+        }
+    }
+
+    func endUtterance() throws(RecognizerError) {
+        guard ps_end_utt(raw) >= 0 else {
+            throw RecognizerError(.decodeFailed, "PocketSphinx could not end the utterance")
+        }
+    }
+
+    /// Whether the voice activity detector hears speech now.
+    var inSpeech: Bool { ps_get_in_speech(raw) != 0 }
+
+    /// Frames processed in the current utterance.
+    var frameCount: Int { Int(ps_get_n_frames(raw)) }
+
+    /// The best hypothesis and its path score, copied at once (the C string is borrowed).
+    func hypothesis() -> (text: String, score: Int32)? {
+        var score: Int32 = 0
+        guard let text = ps_get_hyp(raw, &score) else { return nil }
+        return (String(cString: text), score)
+    }
+
+    /// The segments of the best hypothesis, fillers included.
+    func segments() -> [RawSegment] {
+        var result: [RawSegment] = []
+        var iterator = ps_seg_iter(raw)
+        while let segment = iterator {
+            result.append(rawSegment(segment))
+            iterator = ps_seg_next(segment)
+        }
+        return result
+    }
+
+    private func rawSegment(_ segment: OpaquePointer) -> RawSegment {
+        var start: Int32 = 0
+        var end: Int32 = 0
+        var acoustic: Int32 = 0
+        var language: Int32 = 0
+        var backoff: Int32 = 0
+        ps_seg_frames(segment, &start, &end)
+        _ = ps_seg_prob(segment, &acoustic, &language, &backoff)
+        return RawSegment(
+            word: String(cString: ps_seg_word(segment)),
+            startFrame: Int(start),
+            endFrame: Int(end),
+            acousticScore: acoustic
+        )
+    }
+
+    /// Up to `limit` n-best hypotheses from the lattice, in the order PocketSphinx gives them.
+    ///
+    /// The corresponding C functions are `ps_nbest`, `ps_nbest_next` and `ps_nbest_hyp`.
+    func nBest(limit: Int) -> [(text: String, score: Int32)] {
+        var result: [(text: String, score: Int32)] = []
+        var iterator = ps_nbest(raw)
+        while let current = iterator, result.count < limit {
+            var score: Int32 = 0
+            if let text = ps_nbest_hyp(current, &score) {
+                result.append((String(cString: text), score))
+            }
+            iterator = ps_nbest_next(current)
+        }
+        if let iterator { ps_nbest_free(iterator) }
+        return result
+    }
+
+    /// Converts a score in the decoder's log base to a natural logarithm.
+    func naturalLog(ofScore score: Int32) -> Double {
+        logmath_log_to_ln(ps_get_logmath(raw), score)
+    }
+}
+
+/// A compiled grammar: a finite-state model of its public rule(s).
+final class FiniteStateGrammar {
+    let name: String
+    fileprivate let model: UnsafeMutablePointer<fsg_model_t>
+
+    fileprivate init(name: String, model: UnsafeMutablePointer<fsg_model_t>) {
+        self.name = name
+        self.model = model
+    }
+
+    deinit { fsg_model_free(model) }
+
+    /// Every word the grammar can produce, in the model's order.
+    var words: [String] {
+        (0..<Int(model.pointee.n_word)).compactMap { index in
+            model.pointee.vocab[index].map { String(cString: $0) }
+        }
+    }
+
+    /// Whether the grammar accepts this word sequence (fillers removed beforehand).
+    func accepts(_ words: [String]) -> Bool {
+        var states = nullClosure(of: [model.pointee.start_state])
+        for word in words {
+            var next = Set<Int32>()
+            for state in states {
+                forEachArc(from: state) { link in
+                    if link.wid >= 0, let vocab = model.pointee.vocab[Int(link.wid)], String(cString: vocab) == word {
+                        next.insert(link.to_state)
+                    }
+                }
+            }
+            if next.isEmpty { return false }
+            states = nullClosure(of: next)
+        }
+        return states.contains(model.pointee.final_state)
+    }
+
+    private func nullClosure(of states: Set<Int32>) -> Set<Int32> {
+        var closure = states
+        var pending = Array(states)
+        while let state = pending.popLast() {
+            forEachArc(from: state) { link in
+                if link.wid < 0, closure.insert(link.to_state).inserted { pending.append(link.to_state) }
+            }
+        }
+        return closure
+    }
+
+    private func forEachArc(from state: Int32, _ body: (fsg_link_t) -> Void) {
+        var iterator = fsg_model_arcs(model, state)
+        while let current = iterator {
+            if let link = fsg_arciter_get(current) { body(link.pointee) }
+            iterator = fsg_arciter_next(current)
+        }
+    }
+}
+
+/// Routes sphinxbase's log to `sink`, or silences it with `nil`.
+///
+/// The corresponding C function is `err_set_callback`, reached through a shim.
+func installSphinxLog(_ sink: SphinxLogSink?) {
+    guard let sink else {
+        heed_sphinx_set_log_handler(nil, nil)
+        return
+    }
+    let context = Unmanaged.passRetained(sink).toOpaque()
+    heed_sphinx_set_log_handler(
+        { context, level, message in
+            guard let context, let message else { return }
+            Unmanaged<SphinxLogSink>.fromOpaque(context).takeUnretainedValue()
+                .receive(level: Int(level), fragment: String(cString: message))
+        },
+        context
+    )
+}
+
+private func withCStrings<Result>(
+    _ strings: [String],
+    _ body: (UnsafeMutableBufferPointer<UnsafeMutablePointer<CChar>?>) -> Result
+) -> Result {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeMutableBufferPointer { body($0) }
+}

@@ -1,0 +1,50 @@
+import Logging
+import Synchronization
+
+/// Receives sphinxbase's log, line by line, and hands it to a swift-log `Logger`.
+///
+/// PocketSphinx logs model loading and decoding details at its "info" level; those
+/// go to `debug`, its warnings and errors to `info` (a library logs at info or below).
+/// The last error lines are kept so that Heed's own errors can quote them.
+final class SphinxLogSink: Sendable {
+    private struct State {
+        var pending = ""
+        var recentErrors: [String] = []
+        var pendingLevel = 1
+    }
+
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// Takes a formatted fragment; sphinxbase sends a line in several pieces.
+    func receive(level: Int, fragment: String) {
+        let lines: [(Int, String)] = state.withLock { state in
+            if level != 2 { state.pendingLevel = level }  // 2 is ERR_INFOCONT: continues the line
+            state.pending += fragment
+            var complete: [(Int, String)] = []
+            while let newline = state.pending.firstIndex(of: "\n") {
+                let line = String(state.pending[..<newline])
+                state.pending.removeSubrange(...newline)
+                complete.append((state.pendingLevel, line))
+                if state.pendingLevel >= 3 {
+                    state.recentErrors.append(line)
+                    if state.recentErrors.count > 8 { state.recentErrors.removeFirst() }
+                }
+            }
+            return complete
+        }
+        for (level, line) in lines where !line.isEmpty {
+            logger.log(level: level >= 3 ? .info : .debug, "\(line)", metadata: ["source": "pocketsphinx"])
+        }
+    }
+
+    /// Returns and forgets the warnings and errors logged since the last call.
+    func takeRecentErrors() -> [String] {
+        state.withLock { state in
+            defer { state.recentErrors = [] }
+            return state.recentErrors
+        }
+    }
+}

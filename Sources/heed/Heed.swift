@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+
+/// The `heed` command: argument parsing and wiring only.
+@main
+struct Heed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "heed",
+        abstract: "Offline voice commands: recognize speech with a grammar and measure it.",
+        discussion: """
+            Exit status: 0 success, 1 failure (an unreadable file, a bad grammar, a decoder \
+            error), 2 usage error (unknown option, missing argument).
+            """,
+        version: "0.1.0",
+        subcommands: [Recognize.self, Eval.self]
+    )
+
+    /// Runs the command and maps errors to Heed's exit statuses: 2 for usage, 1 for failures.
+    static func main() {
+        let status: Int32
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            status = 0
+        } catch {
+            let code = exitCode(for: error)
+            // Heed's own errors render themselves; ArgumentParser renders its own.
+            let message = !(error is ExitCode) && code == .failure
+                ? "heed: error: \(error)" : fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                status = 0
+            } else {
+                if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+                status = code == .validationFailure ? 2 : 1
+            }
+        }
+        Foundation.exit(status)
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import HeedAudio
+import HeedCore
+import HeedSpeech
+import Logging
+
+/// The recognizer's grammar, model and settings, shared by the commands that decode audio.
+struct RecognizerOptions: ParsableArguments {
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The JSGF grammar to recognize with (all public rules are accepted).",
+            discussion: "Default: grammars/commands.gram in the current folder.",
+            valueName: "file.gram"
+        )
+    )
+    var grammar: String?
+
+    @Option(help: ArgumentHelp("The acoustic model folder.", valueName: "dir"))
+    var model = PocketSphinxRecognizer.Configuration.default.modelDirectory
+
+    @Option(help: ArgumentHelp("The pronunciation dictionary (CMU format) that grammar words are looked up in.", valueName: "file"))
+    var dictionary = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+
+    @Option(
+        name: .customLong("reject-below"),
+        help: ArgumentHelp("Reject results whose confidence is below this (0–1).", valueName: "confidence")
+    )
+    var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
+
+    @Option(
+        name: .customLong("decoder-option"),
+        help: ArgumentHelp(
+            "A PocketSphinx flag for experiments, e.g. --decoder-option -beam=1e-40 (repeatable).",
+            valueName: "-flag=value"
+        )
+    )
+    var decoderOptions: [String] = []
+
+    @Flag(name: .shortAndLong, help: "Show PocketSphinx's own log on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard (0...1).contains(rejectionThreshold) else {
+            throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
+        }
+        for option in decoderOptions where !option.hasPrefix("-") || !option.contains("=") {
+            throw ValidationError("--decoder-option takes -flag=value, not \(option)")
+        }
+    }
+
+    /// Loads the recognizer; its errors end the command with status 1.
+    func makeRecognizer() throws -> PocketSphinxRecognizer {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .warning
+            return handler
+        }
+        var configuration = PocketSphinxRecognizer.Configuration.default
+        configuration.modelDirectory = model
+        configuration.dictionaryPath = dictionary
+        configuration.rejectionThreshold = rejectionThreshold
+        for option in decoderOptions {
+            let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+            configuration.decoderOptions[parts[0]] = parts[1]
+        }
+        let grammarPath = try resolvedGrammarPath()
+        return try PocketSphinxRecognizer(
+            grammar: try Grammar.file(grammarPath),
+            configuration: configuration,
+            logger: Logger(label: "heed")
+        )
+    }
+
+    private func resolvedGrammarPath() throws -> String {
+        if let grammar { return grammar }
+        let fallback = "grammars/commands.gram"
+        guard FileManager.default.fileExists(atPath: fallback) else {
+            throw ValidationError("no --grammar given and no \(fallback) in the current folder")
+        }
+        return fallback
+    }
+}
+
+/// How input audio files are read.
+struct AudioOptions: ParsableArguments {
+    @Flag(help: "Read headerless signed 16-bit little-endian samples (S16LE) instead of WAV.")
+    var raw = false
+
+    @Option(help: ArgumentHelp("The sample rate of --raw audio, in Hz (it is resampled to 16000).", valueName: "hz"))
+    var rate: Int?
+
+    @Option(help: ArgumentHelp("The channel count of --raw audio (channels are averaged).", valueName: "n"))
+    var channels = 1
+
+    func validate() throws {
+        if let rate, rate < 4000 || rate > 384_000 {
+            throw ValidationError("--rate must be between 4000 and 384000 Hz, not \(rate)")
+        }
+        if rate != nil, !raw { throw ValidationError("--rate applies to --raw audio; a WAV file states its own rate") }
+        guard channels > 0 else { throw ValidationError("--channels must be at least 1") }
+    }
+
+    var format: AudioFileFormat {
+        raw ? .raw(sampleRate: rate ?? AudioBuffer.recognitionSampleRate, channels: channels) : .wav
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Whether standard error is a terminal (progress lines go there only then).
+var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+/// Encodes a value as one line of JSON with stable key order.
+func jsonLine(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
