@@ -85,6 +85,13 @@ public struct ManifestError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What is wrong.
     public var reason: String
 
+    /// Creates an error.
+    public init(path: String, line: Int?, reason: String) {
+        self.path = path
+        self.line = line
+        self.reason = reason
+    }
+
     public var description: String {
         line.map { "\(path):\($0): \(reason)" } ?? "\(path): \(reason)"
     }

@@ -58,7 +58,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             decoderOptions: [:],
             maximumAlternatives: 5,
             confidence: .default,
-            rejectionThreshold: 0.5
+            rejectionThreshold: 0.3
         )
     }
 
@@ -169,14 +169,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let words = best.filter { !Self.isFiller($0.word) }
         let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
         let margin = AcousticMargin(grammar: best, phoneLoop: phones)
-        let utteranceMargin = margin.perFrame(over: 0..<Int.max)
+        let utteranceMargin = margin.perFrame(over: words.map { $0.startFrame..<($0.endFrame + 1) })
         let confidence = text.isEmpty ? 0 : configuration.confidence.probability(utteranceMargin)
         let segments = words.map { segment in
             WordSegment(
                 word: Self.baseWord(segment.word),
                 start: Double(segment.startFrame) / Self.framesPerSecond,
                 end: Double(segment.endFrame + 1) / Self.framesPerSecond,
-                confidence: configuration.confidence.probability(margin.perFrame(over: segment.startFrame..<(segment.endFrame + 1)))
+                confidence: configuration.confidence.probability(margin.perFrame(over: [segment.startFrame..<(segment.endFrame + 1)]))
             )
         }
         return RecognitionResult(
@@ -265,13 +265,16 @@ struct AcousticMargin {
         return scores
     }
 
-    /// Mean (grammar − phone loop) acoustic score per frame over `frames`, in the decoder's log units.
-    func perFrame(over frames: Range<Int>) -> Double {
+    /// Mean (grammar − phone loop) acoustic score per frame over `spans`, in the decoder's log units.
+    func perFrame(over spans: [Range<Int>]) -> Double {
         var total = 0.0
         var count = 0
-        for (frame, score) in grammarScores where frames.contains(frame) {
-            total += score - (phoneScores[frame] ?? score)
-            count += 1
+        for span in spans {
+            for frame in span {
+                guard let score = grammarScores[frame] else { continue }
+                total += score - (phoneScores[frame] ?? score)
+                count += 1
+            }
         }
         return count == 0 ? 0 : total / Double(count)
     }
@@ -294,7 +297,7 @@ public struct ConfidenceModel: Sendable, Hashable {
     }
 
     /// Fitted on the shared corpora; see the README.
-    public static let `default` = ConfidenceModel(slope: 0.001, intercept: 3)
+    public static let `default` = ConfidenceModel(slope: 0.173, intercept: 2.0)
 
     /// The probability for a margin.
     public func probability(_ margin: Double) -> Double {

@@ -3,8 +3,9 @@ import Synchronization
 
 /// Receives sphinxbase's log, line by line, and hands it to a swift-log `Logger`.
 ///
-/// PocketSphinx logs model loading and decoding details at its "info" level; those
-/// go to `debug`, its warnings and errors to `info` (a library logs at info or below).
+/// PocketSphinx logs model loading and decoding details at its "info" level and
+/// expected conditions (no phone language model, no end node in silence) as warnings;
+/// those go to `debug`, its errors to `info` (a library logs at info or below).
 /// The last error lines are kept so that Heed's own errors can quote them.
 final class SphinxLogSink: Sendable {
     private struct State {
@@ -36,7 +37,7 @@ final class SphinxLogSink: Sendable {
             return complete
         }
         for (level, line) in lines where !line.isEmpty {
-            logger.log(level: level >= 3 ? .info : .debug, "\(line)", metadata: ["source": "pocketsphinx"])
+            logger.log(level: level >= 4 ? .info : .debug, "\(line)", metadata: ["source": "pocketsphinx"])
         }
     }
 

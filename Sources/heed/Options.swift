@@ -32,8 +32,8 @@ struct RecognizerOptions: ParsableArguments {
     @Option(
         name: .customLong("decoder-option"),
         help: ArgumentHelp(
-            "A PocketSphinx flag for experiments, e.g. --decoder-option -beam=1e-40 (repeatable).",
-            valueName: "-flag=value"
+            "A PocketSphinx flag for experiments, e.g. --decoder-option beam=1e-40 (repeatable).",
+            valueName: "flag=value"
         )
     )
     var decoderOptions: [String] = []
@@ -45,8 +45,8 @@ struct RecognizerOptions: ParsableArguments {
         guard (0...1).contains(rejectionThreshold) else {
             throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
         }
-        for option in decoderOptions where !option.hasPrefix("-") || !option.contains("=") {
-            throw ValidationError("--decoder-option takes -flag=value, not \(option)")
+        for option in decoderOptions where !option.contains("=") || option.hasPrefix("=") {
+            throw ValidationError("--decoder-option takes flag=value (e.g. beam=1e-40), not \(option)")
         }
     }
 
@@ -63,7 +63,8 @@ struct RecognizerOptions: ParsableArguments {
         configuration.rejectionThreshold = rejectionThreshold
         for option in decoderOptions {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
-            configuration.decoderOptions[parts[0]] = parts[1]
+            let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]
+            configuration.decoderOptions[flag] = parts[1]
         }
         let grammarPath = try resolvedGrammarPath()
         return try PocketSphinxRecognizer(

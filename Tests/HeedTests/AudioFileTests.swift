@@ -1,0 +1,134 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import Testing
+
+@Suite("Audio files")
+struct AudioFileTests {
+    private func decode(_ builder: WAVBuilder, name: String = "test.wav") throws(AudioError) -> AudioBuffer {
+        try AudioFile.decode(builder.data, format: .wav, source: name)
+    }
+
+    private func failure(_ builder: WAVBuilder) -> AudioError? {
+        failure(builder.data)
+    }
+
+    private func failure(_ data: Data, format: AudioFileFormat = .wav) -> AudioError? {
+        do {
+            _ = try AudioFile.decode(data, format: format, source: "bad.wav")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func readsMono16BitPCM() throws {
+        let audio = try decode(WAVBuilder())
+        #expect(audio.samples == [0, 1000, -1000, 32767, -32768])
+        #expect(audio.sampleRate == 16_000)
+    }
+
+    @Test func skipsUnknownChunksWithPadding() throws {
+        var builder = WAVBuilder()
+        builder.extraChunk = true
+        #expect(try decode(builder).samples == builder.samples)
+    }
+
+    @Test func averagesStereoToMono() throws {
+        var builder = WAVBuilder()
+        builder.channels = 2
+        builder.samples = [100, 300, -200, -400, 32767, 32767]
+        #expect(try decode(builder).samples == [200, -300, 32767])
+    }
+
+    @Test func resamplesOtherRatesTo16kHz() throws {
+        // One second of a 440 Hz tone at 44.1 kHz keeps its length and its pitch.
+        var builder = WAVBuilder()
+        builder.sampleRate = 44_100
+        builder.samples = (0..<44_100).map { Int16(10_000 * sin(2 * Double.pi * 440 * Double($0) / 44_100)) }
+        let audio = try decode(builder)
+        #expect(audio.sampleRate == 16_000)
+        #expect(audio.samples.count == 16_000)
+        let crossings = zip(audio.samples, audio.samples.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+        #expect((438...442).contains(crossings))
+        let peak = audio.samples[1000..<15_000].map { abs(Int($0)) }.max() ?? 0
+        #expect((9_500...10_500).contains(peak))
+    }
+
+    @Test func readsRawS16LE() throws {
+        var data = Data()
+        for sample: Int16 in [1, -2, 3, -4] { data.append(le: UInt16(bitPattern: sample)) }
+        let audio = try AudioFile.decode(data, format: .raw(sampleRate: 16_000), source: "a.raw")
+        #expect(audio.samples == [1, -2, 3, -4])
+        let stereo = try AudioFile.decode(data, format: .raw(sampleRate: 16_000, channels: 2), source: "a.raw")
+        #expect(stereo.samples == [0, 0])
+    }
+
+    @Test func refusesAnEmptyFile() {
+        let error = failure(Data())
+        #expect(error?.code == .empty)
+        #expect(error?.description == "bad.wav: the file is empty (0 bytes)")
+    }
+
+    @Test func refusesAFileThatIsNotWAV() {
+        let error = failure(Data("hello, this is text and not audio".utf8))
+        #expect(error?.code == .notWAV)
+        #expect(error?.description.contains("bytes 0–11") == true)
+        #expect(failure(Data("RIFF".utf8))?.code == .notWAV)
+    }
+
+    @Test func refusesFloatAndOtherEncodings() {
+        var float = WAVBuilder()
+        float.formatTag = 3
+        float.bitsPerSample = 32
+        let floatError = failure(float)
+        #expect(floatError?.code == .unsupportedEncoding)
+        #expect(floatError?.description.contains("32-bit float, not integer PCM (field audioFormat at byte 20)") == true)
+
+        var eightBit = WAVBuilder()
+        eightBit.bitsPerSample = 8
+        #expect(failure(eightBit)?.description.contains("8-bit PCM, only 16-bit is read (field bitsPerSample at byte 34)") == true)
+    }
+
+    @Test func refusesATruncatedFile() {
+        var builder = WAVBuilder()
+        builder.declaredDataSize = 1000
+        let truncated = failure(builder)
+        #expect(truncated?.code == .truncated)
+        #expect(truncated?.description == "bad.wav: the \"data\" chunk at byte 36 declares 1000 bytes but only 10 follow: the file is truncated")
+
+        let headerOnly = failure(WAVBuilder().data.prefix(30))
+        #expect(headerOnly?.code == .truncated)
+        #expect(headerOnly?.description.contains("\"fmt \" chunk at byte 12 is cut short") == true)
+
+        let noData = failure(WAVBuilder().data.prefix(36))
+        #expect(noData?.description == "bad.wav: the file ends at byte 36 before a \"data\" chunk")
+    }
+
+    @Test func refusesAnEmptyDataChunk() {
+        var builder = WAVBuilder()
+        builder.samples = []
+        #expect(failure(builder)?.code == .empty)
+    }
+
+    @Test func refusesImpossibleHeaderFields() {
+        var builder = WAVBuilder()
+        builder.channels = 0
+        #expect(failure(builder)?.description.contains("0 channels (field numChannels at byte 22)") == true)
+        builder.channels = 1
+        builder.sampleRate = 12
+        #expect(failure(builder)?.description.contains("field sampleRate at byte 24") == true)
+    }
+
+    @Test func refusesRawAudioThatEndsMidSample() {
+        let error = failure(Data([1, 2, 3]), format: .raw(sampleRate: 16_000))
+        #expect(error?.code == .truncated)
+        #expect(error?.description.contains("3 bytes is not a multiple of 2") == true)
+    }
+
+    @Test func namesAMissingFile() {
+        #expect(throws: AudioError(.unreadable, source: "/no/such/file.wav", reason: "no such file")) {
+            try AudioFile.read("/no/such/file.wav")
+        }
+    }
+}

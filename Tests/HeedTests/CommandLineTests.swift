@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// The built `heed` binary: output, JSON keys and exit statuses.
+@Suite("heed command line")
+struct CommandLineTests {
+    @Test func helpTeachesTheCommands() throws {
+        let result = try Fixtures.run(Fixtures.heedBinary, ["--help"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("recognize"))
+        #expect(result.output.contains("eval"))
+        #expect(result.output.contains("2 usage error"))
+        let recognize = try Fixtures.run(Fixtures.heedBinary, ["recognize", "--help"])
+        #expect(recognize.output.contains("--raw"))
+        #expect(recognize.output.contains("resampled to 16 kHz"))
+    }
+
+    @Test func usageErrorsExitWithStatus2() throws {
+        #expect(try Fixtures.run(Fixtures.heedBinary, ["recognize"]).status == 2)
+        #expect(try Fixtures.run(Fixtures.heedBinary, ["recognize", "--bogus", "a.wav"]).status == 2)
+        let rate = try Fixtures.run(Fixtures.heedBinary, ["recognize", "--rate", "8000", "a.wav"])
+        #expect(rate.status == 2)
+        #expect(rate.error.contains("--rate applies to --raw audio"))
+    }
+
+    @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
+    func badFilesExitWithStatus1AndTheOthersStillRun() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let empty = folder.appendingPathComponent("empty.wav").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let result = try Fixtures.run(
+            Fixtures.heedBinary,
+            ["recognize", "--json", "-g", Fixtures.testData + "/cards/cards.gram", empty, Fixtures.testData + "/cards/001.wav"]
+        )
+        #expect(result.status == 1)
+        #expect(result.error.contains("heed: error: \(empty): the file is empty (0 bytes)"))
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        let object = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
+        for key in ["file", "text", "confidence", "rejected", "alternatives", "words", "durationSeconds", "decodeSeconds"] {
+            #expect(object?[key] != nil, "missing key \(key)")
+        }
+        #expect(object?["text"] as? String == "ten of clubs")
+        let word = (object?["words"] as? [[String: Any]])?.first
+        #expect(Set(word?.keys.map { $0 } ?? []) == ["word", "start", "end", "confidence"])
+    }
+
+    @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
+    func evalReportsAsJSON() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let manifest = folder.appendingPathComponent("cards.tsv").path
+        let rows = RecognizerTests.cards.map { "\(Fixtures.testData)/cards/\($0.file).wav\t\($0.text)\t\t" }
+        try (["wav\ttranscript\tintent_slots_json\tspeaker"] + rows).joined(separator: "\n").write(toFile: manifest, atomically: true, encoding: .utf8)
+        let result = try Fixtures.run(Fixtures.heedBinary, ["eval", "--json", "-g", Fixtures.testData + "/cards/cards.gram", manifest])
+        #expect(result.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        for key in ["utterances", "sentenceAccuracy", "wer", "rtf", "p50LatencyMs", "p95LatencyMs", "peakRSSMegabytes", "errors"] {
+            #expect(report?[key] != nil, "missing key \(key)")
+        }
+        #expect(report?["utterances"] as? Int == 5)
+        #expect(report?["sentenceAccuracy"] as? Double == 1)
+        #expect(report?["wer"] as? Double == 0)
+    }
+
+    @Test func evalNamesTheLineOfAMissingRecording() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let manifest = folder.appendingPathComponent("m.tsv").path
+        try "wav\ttranscript\nmissing.wav\tstop\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        guard Fixtures.hasPocketSphinx else { return }
+        let result = try Fixtures.run(Fixtures.heedBinary, ["eval", "-g", Fixtures.grammar("commands.gram"), manifest])
+        #expect(result.status == 1)
+        #expect(result.output.contains("unreadable: missing.wav (line 2):"))
+        #expect(result.output.contains("no such file"))
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import HeedSpeech
+import Logging
+
+/// Where the test fixtures of this machine are, and what is installed.
+enum Fixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let testData = "/usr/share/pocketsphinx/test/data"
+    static let model = PocketSphinxRecognizer.Configuration.default.modelDirectory
+
+    /// Debian's pocketsphinx-en-us and pocketsphinx-testdata.
+    static let hasPocketSphinx =
+        FileManager.default.fileExists(atPath: model + "/mdef")
+        && FileManager.default.fileExists(atPath: testData + "/cards/001.wav")
+
+    /// The shared corpora: `HEED_CORPORA`, or `../shared/corpora` beside the checkout.
+    static let corpora: String? = {
+        let candidates: [String?] = [
+            ProcessInfo.processInfo.environment["HEED_CORPORA"],
+            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora").path,
+        ]
+        return candidates.compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
+    }()
+
+    static let hasEspeak = FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng")
+
+    static func grammar(_ name: String) -> String {
+        packageRoot.appendingPathComponent("grammars/\(name)").path
+    }
+
+    /// The built `heed` executable, next to the test bundle.
+    static var heedBinary: URL {
+        let here = Bundle.main.bundleURL
+        let candidates = [here.appendingPathComponent("heed"), here.deletingLastPathComponent().appendingPathComponent("heed")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    static func recognizer(grammar path: String, _ configure: (inout PocketSphinxRecognizer.Configuration) -> Void = { _ in }) throws -> PocketSphinxRecognizer {
+        var configuration = PocketSphinxRecognizer.Configuration.default
+        configure(&configuration)
+        return try PocketSphinxRecognizer(grammar: try Grammar.file(path), configuration: configuration, logger: Logger(label: "test"))
+    }
+
+    /// A fresh temporary folder.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("heed-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Runs a program and returns its exit status, standard output and standard error.
+    @discardableResult
+    static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Speaks `text` with espeak-ng into a WAV file (22050 Hz, as espeak-ng writes it).
+    static func speak(_ text: String, voice: String = "en-us", to url: URL) throws {
+        let result = try run(URL(fileURLWithPath: "/usr/bin/espeak-ng"), ["-v", voice, "-w", url.path, text])
+        guard result.status == 0 else { throw AudioError(.unreadable, source: url.path, reason: "espeak-ng failed: \(result.error)") }
+    }
+}
+
+/// Builds WAV files byte by byte, to test the reader on every header field.
+struct WAVBuilder {
+    var formatTag: UInt16 = 1
+    var channels: UInt16 = 1
+    var sampleRate: UInt32 = 16_000
+    var bitsPerSample: UInt16 = 16
+    var samples: [Int16] = [0, 1000, -1000, 32767, -32768]
+    var declaredDataSize: UInt32?
+    var extraChunk = false
+
+    var data: Data {
+        var body = Data()
+        var format = Data()
+        format.append(le: formatTag)
+        format.append(le: channels)
+        format.append(le: sampleRate)
+        format.append(le: sampleRate * UInt32(channels) * UInt32(bitsPerSample / 8))
+        format.append(le: channels * bitsPerSample / 8)
+        format.append(le: bitsPerSample)
+        body.append(contentsOf: Array("WAVE".utf8))
+        if extraChunk {
+            body.append(contentsOf: Array("LIST".utf8))
+            body.append(le: UInt32(3))
+            body.append(contentsOf: [1, 2, 3, 0])  // odd size, padded
+        }
+        body.append(contentsOf: Array("fmt ".utf8))
+        body.append(le: UInt32(format.count))
+        body.append(format)
+        var audio = Data()
+        for sample in samples { audio.append(le: UInt16(bitPattern: sample)) }
+        body.append(contentsOf: Array("data".utf8))
+        body.append(le: declaredDataSize ?? UInt32(audio.count))
+        body.append(audio)
+        var file = Data(Array("RIFF".utf8))
+        file.append(le: UInt32(body.count))
+        file.append(body)
+        return file
+    }
+}
+
+extension Data {
+    mutating func append<T: FixedWidthInteger>(le value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
