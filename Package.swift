@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "CHeedShims", dependencies: ["CPocketSphinx"]),
 
         .target(name: "HeedCore", swiftSettings: swiftSettings),
+        .target(name: "HeedIntents", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
         .target(name: "HeedAudio", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
         .target(
             name: "HeedSpeech",
@@ -54,6 +55,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeedIntentsTests",
+            dependencies: ["HeedCore", "HeedIntents"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

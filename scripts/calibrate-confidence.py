@@ -7,7 +7,9 @@ by Newton's method (no dependencies). Prints the slope and intercept for
 ConfidenceModel.default and a table of acceptance vs. false accepts by threshold.
 
 usage: scripts/calibrate-confidence.py HEED_BINARY CORPORA_DIR [EXTRA_MANIFEST:GRAMMAR ...]
+Set HEED_FLAGS=--no-phone-loop to fit the model for decoding without the phone loop.
 """
+import os
 import json
 import math
 import subprocess
@@ -26,7 +28,7 @@ pairs = [
 
 samples = []  # (margin, right, in_grammar)
 for manifest, grammar in pairs:
-    report = json.loads(subprocess.run([heed, "eval", "--json", "-g", grammar, manifest],
+    report = json.loads(subprocess.run([heed, "eval", "--json", *os.environ.get("HEED_FLAGS", "").split(), "-g", grammar, manifest],
                                        check=True, capture_output=True, text=True).stdout)
     for item in report["results"]:
         if item.get("expected") is None or item["text"] == "":

@@ -20,9 +20,11 @@ run() {  # manifest grammar options... → "accuracy rtf"
 }
 echo "| setting | speech commands (30 words) accuracy | RTF | cards accuracy | RTF |"
 echo "|---|---|---|---|---|"
-for setting in "" "ds=2" "topn=2" "topn=3" "beam=1e-40" "pbeam=1e-40" "beam=1e-30 pbeam=1e-30" "wbeam=1e-20" "maxhmmpf=3000" "fwdflat=no bestpath=no" "remove_noise=no"; do
+for setting in "" "--no-phone-loop" "--no-phone-loop ds=2" "ds=2" "topn=2" "topn=3" "beam=1e-40" "pbeam=1e-40" "beam=1e-30 pbeam=1e-30" "wbeam=1e-20" "maxhmmpf=3000" "fwdflat=no bestpath=no" "remove_noise=no"; do
   options=()
-  for flag in $setting; do options+=(--decoder-option "$flag"); done
+  for flag in $setting; do
+    case $flag in --*) options+=("$flag") ;; *) options+=(--decoder-option "$flag") ;; esac
+  done
   read -r sc_acc sc_rtf < <(run "$corpora/speech_commands_v001_sample/manifest.tsv" grammars/speech-commands.gram ${options[@]+"${options[@]}"})
   read -r c_acc c_rtf < <(run "$cards" "$data/cards/cards.gram" ${options[@]+"${options[@]}"})
   echo "| ${setting:-defaults} | $sc_acc | $sc_rtf | $c_acc | $c_rtf |"

@@ -2,10 +2,12 @@
 public struct RecognitionResult: Sendable, Hashable, Codable {
     /// The best hypothesis, lower-case words separated by single spaces; empty when nothing was heard.
     public var text: String
-    /// The decoder's path score of `text` (natural log, unnormalised; higher is better).
+    /// The decoder's Viterbi path score of `text`: PocketSphinx's scaled log units (base
+    /// 1.0001), unnormalised, higher is better, comparable only within one utterance.
     public var score: Double
-    /// Mean acoustic score per frame of `text` minus that of a free phone loop over the
-    /// same audio (decoder log units); near 0 or above when the grammar path fits the sound.
+    /// Mean acoustic score per word frame of `text` minus that of a free phone loop over
+    /// the same audio, or of the frame's best Gaussian without the phone loop (decoder log
+    /// units); near 0 or above when the grammar path fits the sound. Confidence comes from it.
     public var acousticMargin: Double
     /// Estimated probability in [0, 1] that `text` is what was said; see ``ConfidenceModel``.
     public var confidence: Double
@@ -48,7 +50,8 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
 public struct Alternative: Sendable, Hashable, Codable {
     /// The words.
     public var text: String
-    /// Path score (natural log, same scale as ``RecognitionResult/score``).
+    /// The lattice path score in PocketSphinx's log units. Lattice rescoring differs from the
+    /// Viterbi pass, so compare it with other alternatives, not with ``RecognitionResult/score``.
     public var score: Double
 
     /// Creates an alternative.

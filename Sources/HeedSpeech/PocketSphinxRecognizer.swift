@@ -46,7 +46,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         public var decoderOptions: [String: String]
         /// How many n-best alternatives to return at most.
         public var maximumAlternatives: Int
-        /// Maps the acoustic margin to a confidence.
+        /// Whether to decode a free phone loop over each utterance as the reference the
+        /// grammar path is measured against. Without it the reference is the decoder's own
+        /// per-frame normalisation: half the decoding time, slightly weaker rejection.
+        public var phoneLoopReference: Bool
+        /// Maps the acoustic margin to a confidence; use the model fitted for the reference in use.
         public var confidence: ConfidenceModel
         /// Results whose confidence is below this are rejected.
         public var rejectionThreshold: Double
@@ -57,7 +61,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             dictionaryPath: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict",
             decoderOptions: [:],
             maximumAlternatives: 5,
-            confidence: .default,
+            phoneLoopReference: true,
+            confidence: .phoneLoop,
             rejectionThreshold: 0.3
         )
     }
@@ -163,7 +168,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let best = try decode(search: Self.grammarSearch)
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
-        let phones = try decode(search: Self.phoneLoopSearch)
+        let phones = configuration.phoneLoopReference ? try decode(search: Self.phoneLoopSearch) : []
         let cpuSeconds = threadCPUSeconds() - cpuStart
 
         let words = best.filter { !Self.isFiller($0.word) }
@@ -181,7 +186,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         }
         return RecognitionResult(
             text: text,
-            score: hypothesis.map { decoder.naturalLog(ofScore: $0.score) } ?? 0,
+            score: hypothesis.map { Double($0.score) } ?? 0,
             acousticMargin: utteranceMargin,
             confidence: confidence,
             rejected: text.isEmpty || confidence < configuration.rejectionThreshold,
@@ -212,7 +217,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             let words = candidate.text.split(separator: " ").map(String.init).filter { !Self.isFiller($0) }
             let text = words.map(Self.baseWord).joined(separator: " ")
             guard !text.isEmpty, seen.insert(text).inserted, grammar.accepts(words) else { continue }
-            result.append(Alternative(text: text, score: decoder.naturalLog(ofScore: candidate.score)))
+            result.append(Alternative(text: text, score: Double(candidate.score)))
             if result.count == configuration.maximumAlternatives { break }
         }
         return result
@@ -245,6 +250,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 }
 
 /// The gap between the grammar's best path and the free phone loop, frame by frame.
+/// Without phone-loop segments the reference is 0: PocketSphinx already scores each
+/// frame relative to its best Gaussian, so the path's own score is a gap too.
 struct AcousticMargin {
     private var grammarScores: [Int: Double] = [:]
     private var phoneScores: [Int: Double] = [:]
@@ -272,7 +279,7 @@ struct AcousticMargin {
         for span in spans {
             for frame in span {
                 guard let score = grammarScores[frame] else { continue }
-                total += score - (phoneScores[frame] ?? score)
+                total += score - (phoneScores[frame] ?? 0)
                 count += 1
             }
         }
@@ -296,8 +303,12 @@ public struct ConfidenceModel: Sendable, Hashable {
         self.intercept = intercept
     }
 
-    /// Fitted on the shared corpora; see the README.
-    public static let `default` = ConfidenceModel(slope: 0.173, intercept: 2.0)
+    /// Fitted with a phone-loop reference on 943 results of the shared corpora and
+    /// Debian's test recordings (`scripts/calibrate-confidence.py`; README, "Confidence").
+    public static let phoneLoop = ConfidenceModel(slope: 0.173, intercept: 2.0)
+
+    /// Fitted the same way without the phone loop (the path's own per-frame score).
+    public static let pathOnly = ConfidenceModel(slope: 0.152, intercept: 4.42)
 
     /// The probability for a margin.
     public func probability(_ margin: Double) -> Double {

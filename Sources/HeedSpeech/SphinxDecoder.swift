@@ -247,11 +247,6 @@ final class SphinxDecoder {
         if let iterator { ps_nbest_free(iterator) }
         return result
     }
-
-    /// Converts a score in the decoder's log base to a natural logarithm.
-    func naturalLog(ofScore score: Int32) -> Double {
-        logmath_log_to_ln(ps_get_logmath(raw), score)
-    }
 }
 
 /// A compiled grammar: a finite-state model of its public rule(s).

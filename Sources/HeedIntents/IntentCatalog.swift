@@ -1,0 +1,174 @@
+import HeedCore
+public import Foundation
+
+/// All intent definitions and rule files, checked and compiled: the one entry point of this module.
+///
+/// ```swift
+/// let catalog = try IntentCatalog.load(intents: [URL(fileURLWithPath: "intents")],
+///                                      grammars: [URL(fileURLWithPath: "grammars")])
+/// catalog.parse("set a timer for ten minutes").first
+/// // IntentMatch(intent: "setTimer", parameters: ["duration": .duration(seconds: 600)])
+/// let grammar = catalog.grammar(vocabulary: ["playlistTitle": ["Morning Jazz"]])
+/// ```
+public struct IntentCatalog: Sendable {
+    /// Every intent, files in the order given (a directory's files in name order), intents in file order.
+    public private(set) var intents: [IntentDefinition]
+    /// The user's rules followed by the built-in ones.
+    let rules: [RuleDefinition]
+    private let defaultParser: IntentParser
+
+    /// Loads and checks intent files and JSGF rule files.
+    ///
+    /// A directory stands for the `*.json` (intents) or `*.gram` (grammars) files directly in it,
+    /// in name order; subdirectories such as `intents/examples` are not read.
+    /// - Parameters:
+    ///   - intents: Intent files or directories of them.
+    ///   - grammars: JSGF rule files or directories of them.
+    /// - Returns: The catalog.
+    /// - Throws: ``SourceError`` describing the first problem as `path:line:column: error: message`.
+    public static func load(intents: [URL], grammars: [URL]) throws -> IntentCatalog {
+        try IntentCatalog(
+            intentSources: try read(intents, fileExtension: "json"),
+            ruleSources: try read(grammars, fileExtension: "gram")
+        )
+    }
+
+    /// Builds a catalog from file texts already in memory.
+    /// - Parameters:
+    ///   - intentSources: Intent file texts with the path to report in errors.
+    ///   - ruleSources: Rule file texts with their paths.
+    /// - Throws: ``SourceError`` describing the first problem.
+    public init(intentSources: [(path: String, text: String)], ruleSources: [(path: String, text: String)] = []) throws {
+        var rules: [RuleDefinition] = []
+        for (path, text) in ruleSources {
+            let source = SourceText(path: path, text: text)
+            for rule in try RuleFileParser.parse(source).rules {
+                if rule.name.hasPrefix("heed_") || rule.name == "command" || rule.name == "NULL" || rule.name == "VOID" {
+                    throw SourceError(.ruleSyntax, "rule name <\(rule.name)> is reserved", at: rule.location, in: source)
+                }
+                if let previous = rules.first(where: { $0.name == rule.name }) {
+                    throw SourceError(.ruleSyntax, "rule <\(rule.name)> is already defined at \(previous.location)", at: rule.location, in: source)
+                }
+                rules.append(rule)
+            }
+        }
+        rules += BuiltinRules.rules
+        try Self.checkRuleReferences(rules, sources: ruleSources)
+
+        let ruleNames = Set(rules.map(\.name))
+        var intents: [IntentDefinition] = []
+        for (path, text) in intentSources {
+            let source = SourceText(path: path, text: text)
+            for intent in try IntentFileReader.read(source, ruleNames: ruleNames) {
+                if let first = intents.first(where: { $0.name == intent.name }) {
+                    throw SourceError(.schema, "duplicate intent name '\(intent.name)' (first defined at \(first.location))", at: intent.location, in: source)
+                }
+                intents.append(intent)
+            }
+        }
+        self.init(intents: intents, rules: rules)
+    }
+
+    private init(intents: [IntentDefinition], rules: [RuleDefinition]) {
+        self.intents = intents
+        self.rules = rules
+        defaultParser = IntentParser(intents: intents, rules: rules, vocabulary: [:])
+    }
+
+    /// A catalog that accepts only the answer to one parameter's prompt: the value alone.
+    ///
+    /// When resolution answers `needsValue`, ask the parameter's prompt, then recognize with this
+    /// catalog's ``grammar(vocabulary:)`` and read the value from ``parse(_:)`` or ``parser(vocabulary:)``:
+    /// its one intent has the original intent's name and the one template `{parameter}`.
+    /// - Parameters:
+    ///   - intent: The intent's name.
+    ///   - parameter: The parameter's name.
+    /// - Returns: The catalog, or `nil` when the intent or parameter does not exist.
+    public func answerCatalog(intent: String, parameter: String) -> IntentCatalog? {
+        guard var definition = self.intent(named: intent), let parameterDefinition = definition.parameter(named: parameter) else {
+            return nil
+        }
+        definition.parameters = [parameterDefinition]
+        definition.templates = ["{\(parameter)}"]
+        definition.compiledTemplates = [
+            Template(text: "{\(parameter)}", expansion: .slot(parameter, parameterDefinition.location), location: parameterDefinition.location)
+        ]
+        return IntentCatalog(intents: [definition], rules: rules)
+    }
+
+    private static func read(_ urls: [URL], fileExtension: String) throws -> [(path: String, text: String)] {
+        var files: [URL] = []
+        for url in urls {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+                files += names.filter { $0.hasSuffix(".\(fileExtension)") }.sorted().map { url.appendingPathComponent($0) }
+            } else {
+                files.append(url)
+            }
+        }
+        return try files.map { file in
+            do {
+                return (file.relativePath, try String(contentsOf: file, encoding: .utf8))
+            } catch {
+                let location = SourceLocation(path: file.relativePath, line: 1, column: 1)
+                throw SourceError(.unreadableFile, "cannot read file: \(error.localizedDescription)", at: location, underlyingError: error)
+            }
+        }
+    }
+
+    /// Checks that rules refer only to defined rules and never, directly or not, to themselves.
+    private static func checkRuleReferences(_ rules: [RuleDefinition], sources: [(path: String, text: String)]) throws {
+        let byName = Dictionary(rules.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func error(_ message: String, at location: SourceLocation) -> SourceError {
+            let text = sources.first { $0.path == location.path }?.text ?? (location.path == BuiltinRules.path ? BuiltinRules.text : "")
+            return SourceError(.reference, message, at: location, in: SourceText(path: location.path, text: text))
+        }
+        var finished: Set<String> = []
+        func visit(_ rule: RuleDefinition, stack: [String]) throws {
+            guard !finished.contains(rule.name) else { return }
+            try rule.expansion.forEach { item in
+                guard case .rule(let name, let location) = item else { return }
+                guard let target = byName[name] else { throw error("unknown rule <\(name)>", at: location) }
+                if let cycleStart = stack.firstIndex(of: name) {
+                    let cycle = (stack[cycleStart...] + [name]).map { "<\($0)>" }.joined(separator: " -> ")
+                    throw error("rule <\(name)> refers to itself: \(cycle)", at: location)
+                }
+                try visit(target, stack: stack + [name])
+            }
+            finished.insert(rule.name)
+        }
+        for rule in rules { try visit(rule, stack: [rule.name]) }
+    }
+
+    /// Looks up an intent by name.
+    /// - Parameter name: The intent's name.
+    /// - Returns: The intent, or `nil`.
+    public func intent(named name: String) -> IntentDefinition? { intents.first { $0.name == name } }
+
+    /// Compiles the JSGF grammar for the recognizer.
+    /// - Parameter vocabulary: Registered terms by vocabulary type, most important first.
+    /// - Returns: The grammar text and every word it uses with where the word comes from.
+    public func grammar(vocabulary: [String: [String]] = [:]) -> CompiledGrammar {
+        GrammarCompiler.compile(
+            intents: intents,
+            rules: RuleTable(rules: rules, intents: intents, vocabulary: vocabulary, symbolicVocabulary: false)
+        )
+    }
+
+    /// Compiles a parser that also knows registered vocabulary.
+    /// - Parameter vocabulary: Registered terms by vocabulary type.
+    /// - Returns: A parser; compile it once per vocabulary change, not per sentence.
+    public func parser(vocabulary: [String: [String]]) -> IntentParser {
+        IntentParser(intents: intents, rules: rules, vocabulary: vocabulary)
+    }
+
+    /// Parses a sentence with no registered vocabulary (vocabulary slots accept only fallback cases).
+    /// - Parameter text: What was said or typed.
+    /// - Returns: The matches, best first; empty when nothing matches.
+    public func parse(_ text: String) -> [IntentMatch] { defaultParser.parse(text) }
+
+    /// Finds phrases that templates of two different intents both accept.
+    /// - Returns: The conflicts in catalog order; empty when every phrase has one intent.
+    public func conflicts() -> [IntentConflict] { ConflictChecker.conflicts(intents: intents, rules: rules) }
+}

@@ -1,0 +1,129 @@
+import HeedCore
+/// Every rule a compiled grammar can use, by name: the user's rules, the built-in type rules,
+/// one rule per vocabulary type and one per enumeration, vocabulary or phrase parameter.
+///
+/// Generated names: `heed_intent_<intent>`, `heed_slot_<intent>_<parameter>`, `heed_vocab_<type>`.
+/// The JSGF emitter and the token graph builder both read this table, so the recognizer's
+/// grammar and the text parser accept the same phrases.
+struct RuleTable {
+    private(set) var expansions: [String: Expansion] = [:]
+
+    /// Builds the table.
+    /// - Parameters:
+    ///   - rules: The user's and the built-in rules.
+    ///   - intents: The intents whose slots get rules.
+    ///   - vocabulary: Terms by vocabulary type; a type without terms accepts only its fallback cases.
+    ///   - symbolicVocabulary: Stand for each vocabulary type by one pseudo-word `{type}` instead of its terms (conflict checks).
+    init(rules: [RuleDefinition], intents: [IntentDefinition], vocabulary: [String: [String]], symbolicVocabulary: Bool) {
+        for rule in rules { expansions[rule.name] = rule.expansion }
+        for intent in intents {
+            for parameter in intent.parameters {
+                let body: Expansion
+                switch parameter.type {
+                case .integer, .number, .boolean, .duration, .ordinal:
+                    continue
+                case .enumeration(let cases):
+                    body = .choice(Self.synonymExpansions(cases, at: parameter.location))
+                case .vocabulary(let type, let fallback):
+                    let vocabularyRule = Self.vocabularyRuleName(type)
+                    if expansions[vocabularyRule] == nil {
+                        expansions[vocabularyRule] = Self.vocabularyExpansion(type: type, terms: vocabulary[type] ?? [], symbolic: symbolicVocabulary)
+                    }
+                    body = .choice([.rule(vocabularyRule, parameter.location)] + Self.synonymExpansions(fallback, at: parameter.location))
+                case .phrase:
+                    body = parameter.phraseExpansion ?? .choice([])
+                }
+                expansions[Self.slotRuleName(intent: intent.name, parameter: parameter.name)] = body
+            }
+        }
+    }
+
+    subscript(name: String) -> Expansion? { expansions[name] }
+
+    static func intentRuleName(_ intent: String) -> String { "heed_intent_\(intent)" }
+    static func slotRuleName(intent: String, parameter: String) -> String { "heed_slot_\(intent)_\(parameter)" }
+    static func vocabularyRuleName(_ type: String) -> String { "heed_vocab_\(type)" }
+
+    /// The rule that a `{parameter}` slot of an intent stands for.
+    static func slotRule(for parameter: ParameterDefinition, of intent: String) -> String {
+        parameter.type.builtinRule ?? slotRuleName(intent: intent, parameter: parameter.name)
+    }
+
+    private static func synonymExpansions(_ cases: [EnumerationCase], at location: SourceLocation) -> [Expansion] {
+        cases.flatMap { enumerationCase in
+            enumerationCase.synonyms.map { synonym in
+                .sequence(synonym.split(separator: " ").map { .word(String($0), location) })
+            }
+        }
+    }
+
+    private static func vocabularyExpansion(type: String, terms: [String], symbolic: Bool) -> Expansion {
+        if symbolic {
+            return .word("{\(type)}", SourceLocation(path: "vocabulary:\(type)", line: 0, column: 0))
+        }
+        var seen: Set<[String]> = []
+        var alternatives: [Expansion] = []
+        for (index, term) in terms.enumerated() {
+            let words = TextNormalizer.words(term)
+            guard !words.isEmpty, seen.insert(words).inserted else { continue }
+            let location = SourceLocation(path: "vocabulary:\(type)", line: index + 1, column: 1)
+            alternatives.append(.sequence(words.map { .word($0, location) }))
+        }
+        return .choice(alternatives)
+    }
+}
+
+/// Turns typed or recognized text into the lower-case words templates are written in.
+public enum TextNormalizer {
+    /// Splits text into lower-case words.
+    ///
+    /// Punctuation is dropped except an apostrophe inside a word ("i'd"); a hyphen separates
+    /// words ("twenty-five"); numerals are spelled out ("10" → "ten", "2.5" → "two point five",
+    /// "50%" → "fifty percent").
+    /// - Parameter text: Any text.
+    /// - Returns: The words, possibly none.
+    public static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        for token in text.lowercased().split(whereSeparator: { $0.isWhitespace }) {
+            var token = Substring(token)
+            while let last = token.last, ".,!?;:\"')".contains(last) { token.removeLast() }
+            while let first = token.first, "\"'(".contains(first) { token.removeFirst() }
+            let isPercent = token.hasSuffix("%")
+            if isPercent { token.removeLast() }
+            if let numeral = spelledNumeral(token) {
+                words += numeral.split(separator: " ").map(String.init)
+                if isPercent { words.append("percent") }
+                continue
+            }
+            var word = ""
+            for character in token {
+                if character.isLetter || character.isNumber || (character == "'" && !word.isEmpty) {
+                    word.append(character)
+                } else if !word.isEmpty {
+                    words.append(word.trimmingApostrophes())
+                    word = ""
+                }
+            }
+            if !word.isEmpty { words.append(word.trimmingApostrophes()) }
+            if isPercent { words.append("percent") }
+        }
+        return words.filter { !$0.isEmpty }
+    }
+
+    private static func spelledNumeral(_ token: Substring) -> String? {
+        guard let first = token.first, first.isASCII, first.isNumber,
+            token.allSatisfy({ ($0.isASCII && $0.isNumber) || $0 == "." }), token.filter({ $0 == "." }).count <= 1
+        else { return nil }
+        if let integer = Int(token), integer <= SpokenNumbers.maximumInteger { return SpokenNumbers.words(for: integer) }
+        guard let number = Double(token), number <= Double(SpokenNumbers.maximumInteger) else { return nil }
+        return SpokenNumbers.words(for: number)
+    }
+}
+
+extension String {
+    fileprivate func trimmingApostrophes() -> String {
+        var text = Substring(self)
+        while text.last == "'" { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,134 @@
+import HeedCore
+/// The templates of all intents compiled into one word graph (a nondeterministic automaton).
+///
+/// Rules and slots are inlined; a slot is bracketed by `open`/`close` edges so the parser can
+/// capture the words spoken for it. Each template has its own start and accept state.
+struct TokenGraph: Sendable {
+    struct Edge: Sendable {
+        enum Kind: Sendable, Equatable {
+            /// Consumes one word.
+            case word(Int32)
+            /// Moves without a word.
+            case epsilon
+            /// Moves without a word by leaving out an optional part; ranked below taking it.
+            case skip
+            /// Starts the words of parameter number `n` of the template's intent.
+            case open(Int32)
+            /// Ends the words of parameter number `n`.
+            case close(Int32)
+        }
+
+        var kind: Kind
+        var target: Int32
+    }
+
+    /// One template's entry in the graph.
+    struct Entry: Sendable {
+        var intent: Int
+        var template: Int
+        var start: Int32
+        var accept: Int32
+        var firstWords: Set<Int32>
+    }
+
+    private(set) var edges: [[Edge]] = []
+    private(set) var wordIDs: [String: Int32] = [:]
+    private(set) var words: [String] = []
+    private(set) var entries: [Entry] = []
+    /// Entry indices by the word a phrase can start with.
+    private(set) var entriesByFirstWord: [Int32: [Int]] = [:]
+
+    /// Compiles every template of `intents`.
+    /// - Parameters:
+    ///   - intents: The intents, in catalog order.
+    ///   - rules: The rules the templates and slots refer to.
+    init(intents: [IntentDefinition], rules: RuleTable) {
+        for (intentIndex, intent) in intents.enumerated() {
+            let slotIndices = Dictionary(uniqueKeysWithValues: intent.parameters.enumerated().map { ($1.name, Int32($0)) })
+            for (templateIndex, template) in intent.compiledTemplates.enumerated() {
+                let start = addState()
+                let accept = add(template.expansion, from: start, rules: rules) { name in
+                    guard let index = slotIndices[name], let parameter = intent.parameter(named: name) else { return nil }
+                    return (index, RuleTable.slotRule(for: parameter, of: intent.name))
+                }
+                let firstWords = self.firstWords(from: start)
+                entries.append(Entry(intent: intentIndex, template: templateIndex, start: start, accept: accept, firstWords: firstWords))
+                for word in firstWords { entriesByFirstWord[word, default: []].append(entries.count - 1) }
+            }
+        }
+    }
+
+    private mutating func addState() -> Int32 {
+        edges.append([])
+        return Int32(edges.count - 1)
+    }
+
+    private mutating func connect(_ from: Int32, _ to: Int32, _ kind: Edge.Kind) {
+        edges[Int(from)].append(Edge(kind: kind, target: to))
+    }
+
+    private mutating func wordID(_ word: String) -> Int32 {
+        if let id = wordIDs[word] { return id }
+        let id = Int32(words.count)
+        words.append(word)
+        wordIDs[word] = id
+        return id
+    }
+
+    /// Adds the states of an expansion after `start`.
+    /// - Returns: The state reached at the end of the expansion.
+    private mutating func add(
+        _ expansion: Expansion,
+        from start: Int32,
+        rules: RuleTable,
+        slot: (String) -> (index: Int32, rule: String)?
+    ) -> Int32 {
+        switch expansion {
+        case .word(let word, _):
+            let end = addState()
+            connect(start, end, .word(wordID(word)))
+            return end
+        case .sequence(let items):
+            return items.reduce(start) { add($1, from: $0, rules: rules, slot: slot) }
+        case .choice(let alternatives):
+            let end = addState()
+            for alternative in alternatives {
+                connect(add(alternative, from: start, rules: rules, slot: slot), end, .epsilon)
+            }
+            return end
+        case .optional(let item):
+            let end = addState()
+            connect(add(item, from: start, rules: rules, slot: slot), end, .epsilon)
+            connect(start, end, .skip)
+            return end
+        case .rule(let name, _):
+            // Loading checked that rules exist and are not recursive; a missing one accepts nothing.
+            guard let body = rules[name] else { return addState() }
+            return add(body, from: start, rules: rules, slot: { _ in nil })
+        case .slot(let name, _):
+            guard let (index, rule) = slot(name), let body = rules[rule] else { return addState() }
+            let inside = addState()
+            connect(start, inside, .open(index))
+            let end = addState()
+            connect(add(body, from: inside, rules: rules, slot: { _ in nil }), end, .close(index))
+            return end
+        }
+    }
+
+    /// The words that can come first from a state.
+    func firstWords(from state: Int32) -> Set<Int32> {
+        var result: Set<Int32> = []
+        var visited: Set<Int32> = [state]
+        var stack = [state]
+        while let current = stack.popLast() {
+            for edge in edges[Int(current)] {
+                if case .word(let word) = edge.kind {
+                    result.insert(word)
+                } else if visited.insert(edge.target).inserted {
+                    stack.append(edge.target)
+                }
+            }
+        }
+        return result
+    }
+}
