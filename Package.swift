@@ -45,13 +45,13 @@ let package = Package(
         ),
         .target(
             name: "HeedRuntime",
-            dependencies: ["HeedCore", "HeedAudio"],
+            dependencies: ["HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "heed",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedRuntime",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(
             name: "HeedTests",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedRuntime",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

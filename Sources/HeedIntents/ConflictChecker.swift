@@ -29,7 +29,7 @@ public struct IntentConflict: Sendable, Hashable, CustomStringConvertible {
 /// Finds conflicts by walking two templates' graphs in step (a product automaton), breadth first,
 /// so the example found is short.
 enum ConflictChecker {
-    static func conflicts(intents: [IntentDefinition], rules: [RuleDefinition]) -> [IntentConflict] {
+    static func conflicts(intents: [IntentDefinition], rules: [LoadedRule]) -> [IntentConflict] {
         let table = RuleTable(rules: rules, intents: intents, vocabulary: [:], symbolicVocabulary: true)
         let graph = TokenGraph(intents: intents, rules: table)
         var conflicts: [IntentConflict] = []

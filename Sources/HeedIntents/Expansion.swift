@@ -13,6 +13,8 @@ indirect enum Expansion: Sendable, Hashable {
     case choice([Expansion])
     /// `[a]`: the item or nothing.
     case optional(Expansion)
+    /// `a+` (at least once) or `a*` (any number of times, including none); the location is the operator's.
+    case repeated(Expansion, atLeastOnce: Bool, SourceLocation)
 
     /// Calls `body` for this expansion and every expansion inside it, outside in.
     func forEach(_ body: (Expansion) throws -> Void) rethrows {
@@ -20,7 +22,39 @@ indirect enum Expansion: Sendable, Hashable {
         switch self {
         case .word, .slot, .rule: break
         case .sequence(let items), .choice(let items): try items.forEach { try $0.forEach(body) }
-        case .optional(let item): try item.forEach(body)
+        case .optional(let item), .repeated(let item, _, _): try item.forEach(body)
+        }
+    }
+
+    /// The expansion with every rule reference replaced.
+    /// - Parameter transform: Gives the new name of a reference `<name>` written at a location.
+    /// - Returns: The rewritten expansion.
+    func mappingRules(_ transform: (String, SourceLocation) throws -> String) rethrows -> Expansion {
+        switch self {
+        case .word, .slot: self
+        case .rule(let name, let location): .rule(try transform(name, location), location)
+        case .sequence(let items): .sequence(try items.map { try $0.mappingRules(transform) })
+        case .choice(let items): .choice(try items.map { try $0.mappingRules(transform) })
+        case .optional(let item): .optional(try item.mappingRules(transform))
+        case .repeated(let item, let atLeastOnce, let location):
+            .repeated(try item.mappingRules(transform), atLeastOnce: atLeastOnce, location)
+        }
+    }
+
+    /// Whether the expansion can be spoken as no words at all.
+    /// - Parameters:
+    ///   - rule: Whether the rule of a reference can say nothing.
+    ///   - slot: Whether the parameter of a slot can say nothing.
+    /// - Returns: `true` when some way through says no word.
+    func canSayNothing(rule: (String) -> Bool, slot: (String) -> Bool) -> Bool {
+        switch self {
+        case .word: false
+        case .slot(let name, _): slot(name)
+        case .rule(let name, _): rule(name)
+        case .sequence(let items): items.allSatisfy { $0.canSayNothing(rule: rule, slot: slot) }
+        case .choice(let items): items.contains { $0.canSayNothing(rule: rule, slot: slot) }
+        case .optional: true
+        case .repeated(let item, let atLeastOnce, _): !atLeastOnce || item.canSayNothing(rule: rule, slot: slot)
         }
     }
 }
@@ -70,6 +104,12 @@ struct ExpansionToken {
         case open(Unicode.Scalar)
         case close(Unicode.Scalar)
         case bar
+        /// `+` or `*` after an item.
+        case repetition(Unicode.Scalar)
+        /// A JSGF weight `/number/` before an alternative (rule files only).
+        case weight
+        /// A JSGF tag `{...}` (rule files only).
+        case tag
         case equals
         case semicolon
         case end
@@ -85,7 +125,7 @@ struct ExpansionTokenizer {
     enum Dialect {
         /// A phrase template: `{slot}` allowed, no comments.
         case template
-        /// A JSGF rule file: comments, `=`, `;` and header words such as `#JSGF` and `V1.0`.
+        /// A JSGF rule file: comments, `=`, `;`, weights `/w/`, tags `{...}` and header words such as `#JSGF` and `V1.0`.
         case jsgf
     }
 
@@ -128,13 +168,18 @@ struct ExpansionTokenizer {
         case "(", "[": return ExpansionToken(kind: .open(scalar), location: location)
         case ")", "]": return ExpansionToken(kind: .close(scalar), location: location)
         case "|": return ExpansionToken(kind: .bar, location: location)
+        case "+", "*": return ExpansionToken(kind: .repetition(scalar), location: location)
         case "=" where dialect == .jsgf: return ExpansionToken(kind: .equals, location: location)
         case ";" where dialect == .jsgf: return ExpansionToken(kind: .semicolon, location: location)
         case "<": return ExpansionToken(kind: .rule(try readName(closer: ">", what: "rule name", from: start)), location: location)
         case "{" where dialect == .template:
             return ExpansionToken(kind: .slot(try readName(closer: "}", what: "parameter name", from: start)), location: location)
         case "{":
-            throw error("JSGF tags '{...}' are not supported", at: start)
+            try skipTag(from: start)
+            return ExpansionToken(kind: .tag, location: location)
+        case "/" where dialect == .jsgf:
+            try skipWeight(from: start)
+            return ExpansionToken(kind: .weight, location: location)
         case let scalar where isWordScalar(scalar):
             var word = String.UnicodeScalarView([scalar])
             while index < text.scalars.count, isWordScalar(text.scalars[index]) {
@@ -164,6 +209,28 @@ struct ExpansionTokenizer {
         return String(name)
     }
 
+    /// Skips the rest of a tag `{...}`; `\}` does not close it.
+    private mutating func skipTag(from start: Int) throws {
+        while index < text.scalars.count, text.scalars[index] != "}" {
+            index += text.scalars[index] == "\\" ? 2 : 1
+        }
+        guard index < text.scalars.count else { throw error("missing '}' to close the tag '{'", at: start) }
+        index += 1
+    }
+
+    /// Skips the rest of a weight `/10/` or `/0.5/`.
+    private mutating func skipWeight(from start: Int) throws {
+        var digits = 0
+        while index < text.scalars.count, ("0"..."9").contains(text.scalars[index]) || text.scalars[index] == "." {
+            digits += 1
+            index += 1
+        }
+        guard digits > 0, index < text.scalars.count, text.scalars[index] == "/" else {
+            throw error("malformed weight: expected '/number/'", at: start)
+        }
+        index += 1
+    }
+
     private mutating func skipSpaceAndComments() throws {
         while index < text.scalars.count {
             let scalar = text.scalars[index]
@@ -186,12 +253,17 @@ struct ExpansionTokenizer {
     }
 }
 
-/// Parses `a [b] (c | d) {slot} <rule>` into an ``Expansion``.
+/// Parses `a [b] (c | d)+ {slot} <rule>*` into an ``Expansion``.
+///
+/// In rule files, weights `/w/` before an alternative are read and ignored, and tags `{...}` are
+/// left out of the expansion; their locations are kept in ``tags``.
 struct ExpansionParser {
     private var tokenizer: ExpansionTokenizer
     private let text: LocatedText
     private let code: SourceError.Code
     private(set) var token: ExpansionToken
+    /// Where the tags read so far are written.
+    var tags: [SourceLocation] = []
 
     init(_ text: LocatedText, dialect: ExpansionTokenizer.Dialect) throws {
         self.text = text
@@ -224,6 +296,7 @@ struct ExpansionParser {
     mutating func parseChoice(closing opener: ExpansionToken?) throws -> Expansion {
         var alternatives: [Expansion] = []
         while true {
+            if token.kind == .weight { try advance() }
             let items = try parseSequence()
             if items.isEmpty {
                 if alternatives.isEmpty && token.kind != .bar, let opener, case .open(let bracket) = opener.kind {
@@ -260,9 +333,29 @@ struct ExpansionParser {
                     throw error("unbalanced '\(bracket)': missing '\(closer)'", at: opener.location)
                 }
                 items.append(bracket == "(" ? inner : .optional(inner))
+            case .repetition(let symbol):
+                throw error("'\(symbol)' must follow a word, a rule, a slot or a group", at: token.location)
+            case .tag:
+                tags.append(token.location)
             default:
                 return items
             }
+            try advance()
+            try parsePostfix(of: &items)
+        }
+    }
+
+    /// Reads `+` or `*` and tags after the last item.
+    private mutating func parsePostfix(of items: inout [Expansion]) throws {
+        if case .repetition(let symbol) = token.kind, let last = items.popLast() {
+            items.append(.repeated(last, atLeastOnce: symbol == "+", token.location))
+            try advance()
+            if case .repetition(let second) = token.kind {
+                throw error("'\(second)' cannot follow '\(symbol)'; group the repeated part: ( … )\(second)", at: token.location)
+            }
+        }
+        while token.kind == .tag {
+            tags.append(token.location)
             try advance()
         }
     }
@@ -274,6 +367,7 @@ struct ExpansionParser {
             return error("unbalanced '\(bracket)': no matching '\(bracket == ")" ? "(" : "[")'", at: token.location)
         case .equals: return error("unexpected '='", at: token.location)
         case .semicolon: return error("unexpected ';'", at: token.location)
+        case .weight: return error("a weight '/w/' must come before an alternative", at: token.location)
         default: return error("unexpected text", at: token.location)
         }
     }

@@ -14,6 +14,9 @@ public struct CompiledGrammar: Sendable {
 /// The public rule `<command>` has one alternative per intent, `<heed_intent_NAME>`; each intent rule
 /// has one alternative per template. Slots become references to `<heed_integer>`, `<heed_duration>`, …
 /// (shared by all intents) or to `<heed_slot_INTENT_PARAMETER>`; vocabulary types become `<heed_vocab_TYPE>`.
+/// The user's rules are written under their symbols, `<heed_rule_GRAMMAR_RULE>` (see ``RuleScope``), so
+/// no qualified name `<a.b>` reaches PocketSphinx and no user rule meets a generated one.
+/// `+` and `*` are written as they are.
 /// Only rules reachable from `<command>` are written. A part that can say nothing (a vocabulary type
 /// without terms and without fallback cases) is left out: an alternative is dropped, an optional
 /// part disappears, and a template or intent that needs it is left out of the grammar.
@@ -78,6 +81,11 @@ struct GrammarCompiler {
         case .optional(let item):
             guard let inner = render(item, slotRules: slotRules, nested: false), !inner.isEmpty else { return "" }
             return "[\(inner)]"
+        case .repeated(let item, let atLeastOnce, _):
+            guard let inner = render(item, slotRules: slotRules, nested: false) else { return atLeastOnce ? nil : "" }
+            if inner.isEmpty { return "" }
+            let atom = inner.contains(" ") ? "(\(inner))" : inner
+            return atom + (atLeastOnce ? "+" : "*")
         }
     }
 

@@ -13,14 +13,16 @@ public import Foundation
 public struct IntentCatalog: Sendable {
     /// Every intent, files in the order given (a directory's files in name order), intents in file order.
     public private(set) var intents: [IntentDefinition]
-    /// The user's rules followed by the built-in ones.
-    let rules: [RuleDefinition]
+    /// The user's rules followed by the built-in ones, references resolved to symbols.
+    let rules: [LoadedRule]
     private let defaultParser: IntentParser
 
     /// Loads and checks intent files and JSGF rule files.
     ///
     /// A directory stands for the `*.json` (intents) or `*.gram` (grammars) files directly in it,
-    /// in name order; subdirectories such as `intents/examples` are not read.
+    /// in name order; subdirectories such as `intents/examples` are not read. Rules are scoped by
+    /// their file's `grammar NAME;`: a template refers to a rule as `<rule>` when one loaded grammar
+    /// defines it, or as `<NAME.rule>`; a rule file's `<rule>` is its own rule first.
     /// - Parameters:
     ///   - intents: Intent files or directories of them.
     ///   - grammars: JSGF rule files or directories of them.
@@ -39,37 +41,28 @@ public struct IntentCatalog: Sendable {
     ///   - ruleSources: Rule file texts with their paths.
     /// - Throws: ``SourceError`` describing the first problem.
     public init(intentSources: [(path: String, text: String)], ruleSources: [(path: String, text: String)] = []) throws {
-        var rules: [RuleDefinition] = []
-        for (path, text) in ruleSources {
-            let source = SourceText(path: path, text: text)
-            for rule in try RuleFileParser.parse(source).rules {
-                if rule.name.hasPrefix("heed_") || rule.name == "command" || rule.name == "NULL" || rule.name == "VOID" {
-                    throw SourceError(.ruleSyntax, "rule name <\(rule.name)> is reserved", at: rule.location, in: source)
-                }
-                if let previous = rules.first(where: { $0.name == rule.name }) {
-                    throw SourceError(.ruleSyntax, "rule <\(rule.name)> is already defined at \(previous.location)", at: rule.location, in: source)
-                }
-                rules.append(rule)
-            }
-        }
-        rules += BuiltinRules.rules
-        try Self.checkRuleReferences(rules, sources: ruleSources)
+        let files = try ruleSources.map { try RuleFileParser.parse(SourceText(path: $0.path, text: $0.text)) }
+        let scope = try RuleScope(files: files)
 
-        let ruleNames = Set(rules.map(\.name))
         var intents: [IntentDefinition] = []
         for (path, text) in intentSources {
             let source = SourceText(path: path, text: text)
-            for intent in try IntentFileReader.read(source, ruleNames: ruleNames) {
+            for intent in try IntentFileReader.read(source, rules: scope) {
                 if let first = intents.first(where: { $0.name == intent.name }) {
                     throw SourceError(.schema, "duplicate intent name '\(intent.name)' (first defined at \(first.location))", at: intent.location, in: source)
                 }
                 intents.append(intent)
             }
         }
-        self.init(intents: intents, rules: rules)
+        try scope.checkNoTags(
+            usedBy: intents.flatMap { intent in
+                intent.compiledTemplates.map(\.expansion) + intent.parameters.compactMap(\.phraseExpansion)
+            }
+        )
+        self.init(intents: intents, rules: scope.rules)
     }
 
-    private init(intents: [IntentDefinition], rules: [RuleDefinition]) {
+    private init(intents: [IntentDefinition], rules: [LoadedRule]) {
         self.intents = intents
         self.rules = rules
         defaultParser = IntentParser(intents: intents, rules: rules, vocabulary: [:])
@@ -115,30 +108,6 @@ public struct IntentCatalog: Sendable {
                 throw SourceError(.unreadableFile, "cannot read file: \(error.localizedDescription)", at: location, underlyingError: error)
             }
         }
-    }
-
-    /// Checks that rules refer only to defined rules and never, directly or not, to themselves.
-    private static func checkRuleReferences(_ rules: [RuleDefinition], sources: [(path: String, text: String)]) throws {
-        let byName = Dictionary(rules.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        func error(_ message: String, at location: SourceLocation) -> SourceError {
-            let text = sources.first { $0.path == location.path }?.text ?? (location.path == BuiltinRules.path ? BuiltinRules.text : "")
-            return SourceError(.reference, message, at: location, in: SourceText(path: location.path, text: text))
-        }
-        var finished: Set<String> = []
-        func visit(_ rule: RuleDefinition, stack: [String]) throws {
-            guard !finished.contains(rule.name) else { return }
-            try rule.expansion.forEach { item in
-                guard case .rule(let name, let location) = item else { return }
-                guard let target = byName[name] else { throw error("unknown rule <\(name)>", at: location) }
-                if let cycleStart = stack.firstIndex(of: name) {
-                    let cycle = (stack[cycleStart...] + [name]).map { "<\($0)>" }.joined(separator: " -> ")
-                    throw error("rule <\(name)> refers to itself: \(cycle)", at: location)
-                }
-                try visit(target, stack: stack + [name])
-            }
-            finished.insert(rule.name)
-        }
-        for rule in rules { try visit(rule, stack: [rule.name]) }
     }
 
     /// Looks up an intent by name.

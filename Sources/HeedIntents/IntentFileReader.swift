@@ -2,22 +2,23 @@ import HeedCore
 /// Reads one `intents/*.json` file into ``IntentDefinition``s, checking every name it uses.
 struct IntentFileReader {
     private let reader: JSONSchemaReader
-    private let ruleNames: Set<String>
+    private let rules: RuleScope
 
     /// Reads an intent file.
     /// - Parameters:
     ///   - source: The file's text.
-    ///   - ruleNames: The rules templates may refer to as `<name>`.
-    /// - Returns: The file's intents in file order.
+    ///   - rules: The rules templates may refer to as `<rule>` or `<grammar.rule>`.
+    /// - Returns: The file's intents in file order; rule references in templates and phrase grammars are
+    ///   resolved to the rules' symbols.
     /// - Throws: ``SourceError`` located at the first problem.
-    static func read(_ source: SourceText, ruleNames: Set<String>) throws -> [IntentDefinition] {
+    static func read(_ source: SourceText, rules: RuleScope) throws -> [IntentDefinition] {
         let root = try LocatedJSONParser.parse(source)
-        return try IntentFileReader(reader: JSONSchemaReader(source: source), ruleNames: ruleNames).readFile(root)
+        return try IntentFileReader(reader: JSONSchemaReader(source: source), rules: rules).readFile(root)
     }
 
-    private init(reader: JSONSchemaReader, ruleNames: Set<String>) {
+    private init(reader: JSONSchemaReader, rules: RuleScope) {
         self.reader = reader
-        self.ruleNames = ruleNames
+        self.rules = rules
     }
 
     private func readFile(_ root: JSONNode) throws -> [IntentDefinition] {
@@ -48,10 +49,16 @@ struct IntentFileReader {
         guard !templateNodes.isEmpty else {
             throw reader.error("an intent needs at least one template", at: try object.required("templates").location)
         }
+        let phraseCanSayNothing = Dictionary(
+            uniqueKeysWithValues: parameters.map { parameter in
+                (parameter.name, parameter.phraseExpansion.map { rules.canSayNothing($0, slot: { _ in false }) } ?? false)
+            }
+        )
         let templates = try templateNodes.map { templateNode in
             let text = try reader.string(templateNode, "a template")
-            let expansion = try ExpansionParser.parseTemplate(locatedText(templateNode, text))
-            try checkReferences(in: expansion, parameters: declared, allowSlots: true)
+            let parsed = try ExpansionParser.parseTemplate(locatedText(templateNode, text))
+            let expansion = try resolveReferences(in: parsed, parameters: declared, allowSlots: true)
+            try rules.checkRepeats(in: expansion, slot: { phraseCanSayNothing[$0] ?? false }, source: reader.source, code: .template)
             return Template(text: text, expansion: expansion, location: templateNode.location)
         }
 
@@ -128,8 +135,9 @@ struct IntentFileReader {
         case "phrase":
             let grammarNode = try object.required("grammar")
             let text = try reader.string(grammarNode, "'grammar'")
-            let expansion = try ExpansionParser.parseTemplate(locatedText(grammarNode, text))
-            try checkReferences(in: expansion, parameters: [], allowSlots: false)
+            let parsed = try ExpansionParser.parseTemplate(locatedText(grammarNode, text))
+            let expansion = try resolveReferences(in: parsed, parameters: [], allowSlots: false)
+            try rules.checkRepeats(in: expansion, slot: { _ in false }, source: reader.source, code: .template)
             phraseExpansion = expansion
             type = .phrase
         default:
@@ -184,7 +192,7 @@ struct IntentFileReader {
             case .sequence: break
             case .slot(_, let location), .rule(_, let location):
                 throw reader.error("a synonym must be plain words", at: location, code: .template)
-            case .choice, .optional:
+            case .choice, .optional, .repeated:
                 throw reader.error("a synonym must be plain words", at: node.location, code: .template)
             }
         }
@@ -195,22 +203,19 @@ struct IntentFileReader {
         LocatedText(scalars: Array(text.unicodeScalars), locations: node.scalarLocations, source: reader.source)
     }
 
-    private func checkReferences(in expansion: Expansion, parameters: Set<String>, allowSlots: Bool) throws {
+    /// Checks the slots of a template or phrase grammar and resolves its rule references to symbols.
+    private func resolveReferences(in expansion: Expansion, parameters: Set<String>, allowSlots: Bool) throws -> Expansion {
         try expansion.forEach { item in
-            switch item {
-            case .slot(let name, let location):
-                guard allowSlots else {
-                    throw reader.error("a phrase grammar cannot contain a parameter {\(name)}", at: location, code: .template)
-                }
-                guard parameters.contains(name) else {
-                    throw reader.error("unknown parameter {\(name)}; declared: \(Self.list(parameters))", at: location, code: .reference)
-                }
-            case .rule(let name, let location):
-                guard ruleNames.contains(name) else {
-                    throw reader.error("unknown rule <\(name)>", at: location, code: .reference)
-                }
-            default: break
+            guard case .slot(let name, let location) = item else { return }
+            guard allowSlots else {
+                throw reader.error("a phrase grammar cannot contain a parameter {\(name)}", at: location, code: .template)
             }
+            guard parameters.contains(name) else {
+                throw reader.error("unknown parameter {\(name)}; declared: \(Self.list(parameters))", at: location, code: .reference)
+            }
+        }
+        return try expansion.mappingRules { reference, location in
+            try rules.symbol(for: reference, at: location, from: nil, in: reader.source)
         }
     }
 

@@ -27,7 +27,7 @@ public struct IntentParser: Sendable {
     /// The most accepted paths one sentence may produce; a guard against pathological grammars.
     static let pathLimit = 256
 
-    init(intents: [IntentDefinition], rules: [RuleDefinition], vocabulary: [String: [String]]) {
+    init(intents: [IntentDefinition], rules: [LoadedRule], vocabulary: [String: [String]]) {
         let table = RuleTable(rules: rules, intents: intents, vocabulary: vocabulary, symbolicVocabulary: false)
         graph = TokenGraph(intents: intents, rules: table)
         intentNames = intents.map(\.name)

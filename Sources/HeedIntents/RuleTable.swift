@@ -1,8 +1,10 @@
 import HeedCore
-/// Every rule a compiled grammar can use, by name: the user's rules, the built-in type rules,
+/// Every rule a compiled grammar can use, by symbol: the user's rules, the built-in type rules,
 /// one rule per vocabulary type and one per enumeration, vocabulary or phrase parameter.
 ///
-/// Generated names: `heed_intent_<intent>`, `heed_slot_<intent>_<parameter>`, `heed_vocab_<type>`.
+/// Symbols: `heed_rule_<grammar>_<rule>` for the user's rules (see ``RuleScope``), the built-in
+/// rules' own `heed_…` names, and the generated `heed_intent_<intent>`, `heed_slot_<intent>_<parameter>`
+/// and `heed_vocab_<type>`.
 /// The JSGF emitter and the token graph builder both read this table, so the recognizer's
 /// grammar and the text parser accept the same phrases.
 struct RuleTable {
@@ -14,8 +16,8 @@ struct RuleTable {
     ///   - intents: The intents whose slots get rules.
     ///   - vocabulary: Terms by vocabulary type; a type without terms accepts only its fallback cases.
     ///   - symbolicVocabulary: Stand for each vocabulary type by one pseudo-word `{type}` instead of its terms (conflict checks).
-    init(rules: [RuleDefinition], intents: [IntentDefinition], vocabulary: [String: [String]], symbolicVocabulary: Bool) {
-        for rule in rules { expansions[rule.name] = rule.expansion }
+    init(rules: [LoadedRule], intents: [IntentDefinition], vocabulary: [String: [String]], symbolicVocabulary: Bool) {
+        for rule in rules { expansions[rule.symbol] = rule.expansion }
         for intent in intents {
             for parameter in intent.parameters {
                 let body: Expansion

@@ -2,7 +2,8 @@ import HeedCore
 /// The templates of all intents compiled into one word graph (a nondeterministic automaton).
 ///
 /// Rules and slots are inlined; a slot is bracketed by `open`/`close` edges so the parser can
-/// capture the words spoken for it. Each template has its own start and accept state.
+/// capture the words spoken for it. `a+` and `a*` become a loop back over `a`'s states, so the
+/// graph stays finite. Each template has its own start and accept state.
 struct TokenGraph: Sendable {
     struct Edge: Sendable {
         enum Kind: Sendable, Equatable {
@@ -100,6 +101,17 @@ struct TokenGraph: Sendable {
             let end = addState()
             connect(add(item, from: start, rules: rules, slot: slot), end, .epsilon)
             connect(start, end, .skip)
+            return end
+        case .repeated(let item, let atLeastOnce, _):
+            // A loop back to a state of its own, so the sibling alternatives of `start` are not repeated.
+            // Loading checked that the item always says a word, so the loop always consumes one.
+            let loop = addState()
+            connect(start, loop, .epsilon)
+            let itemEnd = add(item, from: loop, rules: rules, slot: slot)
+            let end = addState()
+            connect(itemEnd, end, .epsilon)
+            connect(itemEnd, loop, .epsilon)
+            if !atLeastOnce { connect(start, end, .skip) }
             return end
         case .rule(let name, _):
             // Loading checked that rules exist and are not recursive; a missing one accepts nothing.

@@ -1,5 +1,6 @@
+public import HeedAudio
 public import HeedCore
-import HeedAudio
+public import HeedIntents
 import Foundation
 
 /// Accuracy, rejection, speed and memory of a recognizer over a labelled corpus.
@@ -15,6 +16,12 @@ public struct EvaluationReport: Sendable, Codable {
         /// Whether the expected transcript is a sentence of the grammar (`nil`: no transcript).
         public var inGrammar: Bool?
         public var latencyMs: Double
+        /// The intent parsed from `text` (none when rejected), with `--intents`.
+        public var intent: String? = nil
+        /// Its parameter values as label strings.
+        public var parameters: [String: String]? = nil
+        /// Whether the intent and every labelled slot are right (rows with an intent label).
+        public var intentCorrect: Bool? = nil
     }
 
     /// A recording whose outcome is wrong, or that could not be read.
@@ -28,6 +35,8 @@ public struct EvaluationReport: Sendable, Codable {
             case falseAccept
             /// The audio could not be read or decoded.
             case unreadable
+            /// The intent or a labelled slot is wrong, or there is no intent.
+            case intentMismatch
         }
         public var kind: Kind
         public var file: String
@@ -52,6 +61,17 @@ public struct EvaluationReport: Sendable, Codable {
     public var falseRejectRate: Double?
     /// Out-of-grammar rows accepted, as a fraction of out-of-grammar rows.
     public var falseAcceptRate: Double?
+    /// Rows labelled with an intent.
+    public var intentUtterances: Int? = nil
+    /// Rows whose intent and every labelled slot are right; a rejected result has no intent
+    /// (the Picovoice benchmark's rule: extra slots are not penalised).
+    public var intentAccuracy: Double? = nil
+    /// The same, counting rejected results' parses too.
+    public var intentAccuracyIgnoringRejection: Double? = nil
+    /// Wrong or missing values per labelled slot.
+    public var slotErrors: [String: Int]? = nil
+    /// The noise condition, when noise was mixed in.
+    public var noise: String? = nil
     /// Mean confidence of right results, wrong in-grammar results and out-of-grammar results.
     public var meanConfidence: ConfidenceSummary
     /// Decode CPU seconds over audio seconds.
@@ -75,10 +95,38 @@ public struct EvaluationReport: Sendable, Codable {
 
 /// Runs a recognizer over every recording of a manifest.
 public struct Evaluation {
+    /// Background noise mixed into every recording.
+    public struct NoiseCondition: Sendable {
+        /// The mixer holding the noise recording.
+        public var mixer: NoiseMixer
+        /// The signal-to-noise ratio in dB.
+        public var snr: Double
+        /// Names the noise in the report.
+        public var name: String
+
+        /// Creates a condition.
+        public init(mixer: NoiseMixer, snr: Double, name: String) {
+            self.mixer = mixer
+            self.snr = snr
+            self.name = name
+        }
+    }
+
     private let manifest: Manifest
+    private let intents: IntentParser?
+    private let noise: NoiseCondition?
 
     /// Creates an evaluation of `manifest`.
-    public init(manifest: Manifest) { self.manifest = manifest }
+    ///
+    /// - Parameters:
+    ///   - manifest: the labelled recordings.
+    ///   - intents: parses each result into an intent, scored against `intent_slots_json`.
+    ///   - noise: mixed into every recording before recognition.
+    public init(manifest: Manifest, intents: IntentParser? = nil, noise: NoiseCondition? = nil) {
+        self.manifest = manifest
+        self.intents = intents
+        self.noise = noise
+    }
 
     /// Recognizes each recording and scores the results.
     ///
@@ -97,11 +145,14 @@ public struct Evaluation {
         var failures: [EvaluationReport.Failure] = []
         var decodeSeconds = 0.0
         var audioSeconds = 0.0
+        var ignoringRejection: [Bool] = []
+        var slotErrors: [String: Int] = [:]
         for (index, entry) in manifest.entries.enumerated() {
             progress(index + 1, manifest.entries.count, entry.relativePath)
-            let audio: AudioBuffer
+            var audio: AudioBuffer
             do {
                 audio = try AudioFile.read(entry.audioPath)
+                if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
             } catch {
                 failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
                 continue
@@ -112,23 +163,65 @@ public struct Evaluation {
             decodeSeconds += result.decodeSeconds
             audioSeconds += result.durationSeconds
             let inGrammar = entry.transcript.map { recognizer.accepts($0) }
-            items.append(
-                .init(
-                    file: entry.relativePath,
-                    expected: entry.transcript,
-                    text: result.text,
-                    confidence: result.confidence,
-                    acousticMargin: result.acousticMargin,
-                    rejected: result.rejected,
-                    inGrammar: inGrammar,
-                    latencyMs: latency
-                )
+            var item = EvaluationReport.Item(
+                file: entry.relativePath,
+                expected: entry.transcript,
+                text: result.text,
+                confidence: result.confidence,
+                acousticMargin: result.acousticMargin,
+                rejected: result.rejected,
+                inGrammar: inGrammar,
+                latencyMs: latency
             )
             if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar) {
                 failures.append(failure)
             }
+            if let intents {
+                let match = intents.parse(result.text).first
+                item.intent = result.rejected ? nil : match?.intent
+                item.parameters = result.rejected ? nil : match.map { Self.labelStrings($0.parameters) }
+                if let label = IntentLabel(json: entry.labels) {
+                    item.intentCorrect = label.matches(match, rejected: result.rejected)
+                    ignoringRejection.append(label.matches(match, rejected: false))
+                    for slot in label.wrongSlots(match, rejected: result.rejected) { slotErrors[slot, default: 0] += 1 }
+                    if item.intentCorrect == false {
+                        let heard = result.rejected ? "rejected: \"\(result.text)\"" : match.map { Self.describe($0) } ?? "no intent in \"\(result.text)\""
+                        failures.append(.init(kind: .intentMismatch, file: entry.relativePath, line: entry.line, expected: label.description, heard: heard, confidence: result.confidence))
+                    }
+                }
+            }
+            items.append(item)
         }
-        return report(items: items, failures: failures, decodeSeconds: decodeSeconds, audioSeconds: audioSeconds, loadSeconds: loadSeconds)
+        var report = makeReport(items: items, failures: failures, decodeSeconds: decodeSeconds, audioSeconds: audioSeconds, loadSeconds: loadSeconds)
+        if intents != nil {
+            let labelled = items.compactMap(\.intentCorrect)
+            report.intentUtterances = labelled.count
+            report.intentAccuracy = ratio(labelled.filter { $0 }.count, labelled.count)
+            report.intentAccuracyIgnoringRejection = ratio(ignoringRejection.filter { $0 }.count, ignoringRejection.count)
+            report.slotErrors = slotErrors
+        }
+        report.noise = noise.map { "\($0.name) at \($0.snr) dB SNR" }
+        return report
+    }
+
+    /// A seed per recording, stable across runs and machines (FNV-1a of its path).
+    private static func seed(_ path: String) -> UInt64 {
+        path.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+
+    /// Parameter values as the corpus labels write them: text as text, numbers as numerals.
+    static func labelStrings(_ parameters: [String: ParameterValue]) -> [String: String] {
+        parameters.mapValues { value in
+            switch value {
+            case .enumeration(let text), .vocabulary(let text), .phrase(let text): text
+            default: value.jsonText
+            }
+        }
+    }
+
+    private static func describe(_ match: IntentMatch) -> String {
+        let slots = labelStrings(match.parameters).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return ([match.intent] + slots).joined(separator: " ")
     }
 
     private static func failure(entry: Manifest.Entry, result: RecognitionResult, inGrammar: Bool?) -> EvaluationReport.Failure? {
@@ -143,7 +236,7 @@ public struct Evaluation {
         return .init(kind: kind, file: entry.relativePath, line: entry.line, expected: expected, heard: result.text, confidence: result.confidence)
     }
 
-    private func report(
+    private func makeReport(
         items: [EvaluationReport.Item],
         failures: [EvaluationReport.Failure],
         decodeSeconds: Double,

@@ -223,6 +223,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         return result
     }
 
+    /// The words that have no entry in a pronunciation dictionary, in the order given.
+    ///
+    /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the dictionary cannot be read.
+    public static func wordsWithoutPronunciation(
+        _ words: [String],
+        dictionaryPath: String = Configuration.default.dictionaryPath
+    ) throws(RecognizerError) -> [String] {
+        try PronunciationDictionary(path: dictionaryPath, words: Set(words)).missing(from: words)
+    }
+
     /// Whether the grammar accepts `text` (words separated by spaces).
     public func accepts(_ text: String) -> Bool {
         grammar.accepts(text.split(separator: " ").map(String.init))

@@ -6,13 +6,13 @@ import Foundation
 struct Heed: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heed",
-        abstract: "Offline voice commands: recognize speech with a grammar and measure it.",
+        abstract: "Offline voice commands: recognize speech, turn it into intents, measure it.",
         discussion: """
             Exit status: 0 success, 1 failure (an unreadable file, a bad grammar, a decoder \
             error), 2 usage error (unknown option, missing argument).
             """,
         version: "0.1.0",
-        subcommands: [Recognize.self, Eval.self]
+        subcommands: [Recognize.self, Eval.self, Run.self, GrammarCommand.self]
     )
 
     /// Runs the command and maps errors to Heed's exit statuses: 2 for usage, 1 for failures.

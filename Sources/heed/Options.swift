@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedIntents
+import HeedRuntime
 import HeedSpeech
 import Logging
 
@@ -56,8 +58,9 @@ struct RecognizerOptions: ParsableArguments {
         }
     }
 
-    /// Loads the recognizer; its errors end the command with status 1.
-    func makeRecognizer() throws -> PocketSphinxRecognizer {
+    /// Loads the recognizer with the grammar of `--grammar`, or of `catalog` when given.
+    /// Its errors end the command with status 1.
+    func makeRecognizer(catalog: IntentCatalog? = nil) throws -> PocketSphinxRecognizer {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .warning
@@ -76,9 +79,12 @@ struct RecognizerOptions: ParsableArguments {
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]
             configuration.decoderOptions[flag] = parts[1]
         }
-        let grammarPath = try resolvedGrammarPath()
+        if catalog != nil, grammar != nil {
+            throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
+        }
+        let recognitionGrammar = try catalog.map { try $0.recognitionGrammar(dictionaryPath: dictionary) } ?? Grammar.file(try resolvedGrammarPath())
         return try PocketSphinxRecognizer(
-            grammar: try Grammar.file(grammarPath),
+            grammar: recognitionGrammar,
             configuration: configuration,
             logger: Logger(label: "heed")
         )
@@ -131,4 +137,38 @@ func jsonLine(_ value: some Encodable) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+/// Where the intent definitions and the rule files their templates use are.
+struct IntentOptions: ParsableArguments {
+    @Option(
+        name: .customLong("intents"),
+        help: ArgumentHelp(
+            "Intent definitions: a folder of *.json files or one file (repeatable).",
+            discussion: "A folder stands for the .json files directly in it; intents/examples/coffee.json must be named.",
+            valueName: "path"
+        )
+    )
+    var intents: [String] = []
+
+    @Option(
+        name: .customLong("rules"),
+        help: ArgumentHelp("JSGF rule files that templates refer to: a folder or a file (repeatable; default: grammars).", valueName: "path")
+    )
+    var rules: [String] = []
+
+    var isEmpty: Bool { intents.isEmpty }
+
+    /// Loads the catalog; `defaultIntents` is used when no `--intents` was given.
+    func loadCatalog(defaultIntents: [String] = []) throws -> IntentCatalog {
+        let intentPaths = intents.isEmpty ? defaultIntents : intents
+        let rulePaths = rules.isEmpty ? ["grammars"] : rules
+        for path in intentPaths + rulePaths where !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("no such file or folder: \(path)")
+        }
+        return try IntentCatalog.load(
+            intents: intentPaths.map { URL(fileURLWithPath: $0) },
+            grammars: rulePaths.map { URL(fileURLWithPath: $0) }
+        )
+    }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedIntents
+import HeedRuntime
 import HeedSpeech
 
 struct Recognize: ParsableCommand {
@@ -22,11 +24,16 @@ struct Recognize: ParsableCommand {
               heed recognize --grammar grammars/commands.gram recording.wav
               heed recognize --json --grammar cards.gram a.wav b.wav
               heed recognize --raw --rate 8000 --grammar digits.gram phone.raw
+              heed recognize --intents intents examples/audio/set_a_timer_for_5_minutes.wav
+
+            With --intents, the grammar is compiled from the intent definitions and each \
+            result names the intent and its typed parameters (none when rejected).
             """
     )
 
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var audio: AudioOptions
+    @OptionGroup var intents: IntentOptions
 
     @Flag(help: "Print one JSON object per file, one per line.")
     var json = false
@@ -35,13 +42,16 @@ struct Recognize: ParsableCommand {
     var files: [String]
 
     func run() throws {
-        let recognizer = try recognizer.makeRecognizer()
+        let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
+        let recognizer = try recognizer.makeRecognizer(catalog: catalog)
         var failed = false
         for file in files {
             do {
                 let audio = try AudioFile.read(file, format: audio.format)
                 let result = try recognizer.recognize(audio)
-                print(json ? try jsonLine(FileResult(file: file, result: result)) : Self.describe(file: file, result: result))
+                let intent = result.rejected ? nil : catalog?.parse(result.text).first
+                let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil)
+                print(json ? try jsonLine(output) : Self.describe(output))
             } catch let error as AudioError {
                 failed = true
                 if json { print(try jsonLine(["file": file, "error": error.description])) }
@@ -51,32 +61,39 @@ struct Recognize: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
-    private static func describe(file: String, result: RecognitionResult) -> String {
+    private static func describe(_ output: FileResult) -> String {
+        let result = output.result
         let heard = result.text.isEmpty ? "(nothing)" : "\"\(result.text)\""
-        var lines = ["\(file): \(heard)  confidence \(format(result.confidence))\(result.rejected ? "  REJECTED" : "")"]
+        var lines = ["\(output.file): \(heard)  confidence \(format(result.confidence))\(result.rejected ? "  REJECTED" : "")"]
+        if output.withIntents {
+            lines.append("  intent: " + (output.intent.map(IntentDescription.init).map(\.text) ?? "none"))
+        }
         if !result.words.isEmpty {
             lines.append("  words: " + result.words.map { "\($0.word) \(format($0.start))–\(format($0.end))s" }.joined(separator: ", "))
         }
         for alternative in result.alternatives {
-            lines.append("  or: \"\(alternative.text)\"  score \(format(alternative.score))")
+            lines.append("  or: \"\(alternative.text)\"  score \(Int(alternative.score))")
         }
         lines.append("  \(format(result.durationSeconds)) s of audio decoded in \(format(result.decodeSeconds)) s")
         return lines.joined(separator: "\n")
     }
 }
 
-/// `recognize --json`'s object: the file and its result.
+/// `recognize --json`'s object: the file, its result and, with `--intents`, the intent.
 private struct FileResult: Encodable {
     var file: String
     var result: RecognitionResult
+    var intent: IntentMatch?
+    var withIntents: Bool
 
     func encode(to encoder: any Encoder) throws {
         try result.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(file, forKey: .file)
+        if withIntents { try container.encode(intent, forKey: .intent) }
     }
 
-    private enum Key: String, CodingKey { case file }
+    private enum Key: String, CodingKey { case file, intent }
 }
 
 func format(_ value: Double) -> String {

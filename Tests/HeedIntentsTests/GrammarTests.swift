@@ -86,9 +86,9 @@ private func checkSanity(_ jsgf: String) {
 
                 public <command> = <heed_intent_greet>;
 
-                <there> = there;
+                <heed_rule_g_there> = there;
                 <heed_slot_greet_who> = ada | ada lovelace;
-                <heed_intent_greet> = (hello | hi) [<there>] <heed_slot_greet_who>
+                <heed_intent_greet> = (hello | hi) [<heed_rule_g_there>] <heed_slot_greet_who>
                     | good morning;
 
                 """

@@ -96,13 +96,42 @@ import Testing
     @Test func duplicateAndReservedNames() {
         #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = b;\n<a> = c;\n")?.hasPrefix("g.gram:4:1: error: rule <a> is already defined at g.gram:3:1") == true)
         #expect(error("#JSGF V1.0;\ngrammar g;\n<heed_integer> = b;\n")?.hasPrefix("g.gram:3:1: error: rule name <heed_integer> is reserved") == true)
-        #expect(error("#JSGF V1.0;\ngrammar g;\n<command> = b;\n")?.hasPrefix("g.gram:3:1: error: rule name <command> is reserved") == true)
+        #expect(error("#JSGF V1.0;\ngrammar heed_builtin;\n<a> = b;\n")?.hasPrefix("g.gram:2:9: error: grammar name heed_builtin is reserved") == true)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<VOID> = b;\n")?.hasPrefix("g.gram:3:1: error: rule name <VOID> is reserved") == true)
+        // <command> is the compiled grammar's public rule, but a user's <command> is <g.command>: no clash.
+        #expect(error("#JSGF V1.0;\ngrammar g;\npublic <command> = b;\n") == nil)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<a.b> = b;\n")?.hasPrefix("g.gram:3:1: error: a rule name cannot contain '.'") == true)
     }
 
     @Test func unsupportedFeatures() {
         #expect(error("#JSGF V1.0;\ngrammar g;\nimport <x.*>;\n")?.hasPrefix("g.gram:3:1: error: 'import' is not supported") == true)
-        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = b {tag};\n")?.hasPrefix("g.gram:3:9: error: JSGF tags '{...}' are not supported") == true)
-        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = b*;\n")?.hasPrefix("g.gram:3:8: error: unexpected character '*'") == true)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = * b;\n")?.hasPrefix("g.gram:3:7: error: '*' must follow a word, a rule, a slot or a group") == true)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = b+*;\n")?.hasPrefix("g.gram:3:9: error: '*' cannot follow '+'") == true)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = /x/ b;\n")?.hasPrefix("g.gram:3:7: error: malformed weight: expected '/number/'") == true)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = b /5/;\n")?.hasPrefix("g.gram:3:9: error: a weight '/w/' must come before an alternative") == true)
+        #expect(error("#JSGF V1.0;\ngrammar g;\n<a> = b {tag;\n")?.hasPrefix("g.gram:3:9: error: missing '}' to close the tag '{'") == true)
+    }
+
+    @Test func weightsAreIgnored() throws {
+        let rules = try parse("#JSGF V1.0;\ngrammar g;\n<a> = /10/ yes | /0.5/ (no | nope);\n")
+        guard case .choice(let alternatives) = rules[0].expansion else {
+            Issue.record("expected a choice")
+            return
+        }
+        #expect(alternatives.count == 2)
+    }
+
+    @Test func tagsAreAnErrorOnlyWhenAnIntentUsesTheRule() {
+        let tagged = "#JSGF V1.0;\ngrammar g;\n<a> = b {tag} | c;\n<x> = <a>;\n"
+        #expect(error(tagged) == nil)
+        let using = intentFile("    { \"name\": \"p\", \"templates\": [\"go <x>\"] }")
+        #expect(
+            loadError(using, rules: [("g.gram", tagged)]) == """
+                g.gram:3:9: error: JSGF tags '{...}' are not supported in rules that intents use (<g.a>)
+                <a> = b {tag} | c;
+                        ^
+                """
+        )
     }
 
     @Test func shippedRuleFilesParse() throws {

@@ -1,0 +1,31 @@
+import HeedCore
+public import HeedIntents
+public import HeedSpeech
+
+extension IntentCatalog {
+    /// The recognizer's grammar for these intents, checked against the pronunciation dictionary.
+    ///
+    /// - Parameters:
+    ///   - vocabulary: registered terms by vocabulary type.
+    ///   - dictionaryPath: the CMU-format dictionary the recognizer will use.
+    /// - Returns: the compiled JSGF grammar.
+    /// - Throws: ``SourceError`` at the first template, rule or term that uses a word without
+    ///   a pronunciation (all such words are listed), or ``RecognizerError`` when the
+    ///   dictionary cannot be read.
+    public func recognitionGrammar(
+        vocabulary: [String: [String]] = [:],
+        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+    ) throws -> Grammar {
+        let compiled = grammar(vocabulary: vocabulary)
+        let missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(compiled.words.keys.sorted(), dictionaryPath: dictionaryPath)
+        if let first = missing.compactMap({ word in compiled.words[word].map { (word, $0) } }).min(by: { $0.1 < $1.1 }) {
+            let all = missing.map { word in compiled.words[word].map { "'\(word)' (\($0))" } ?? "'\(word)'" }
+            throw SourceError(
+                .reference,
+                "no pronunciation for '\(first.0)' in \(dictionaryPath); words without one: \(all.joined(separator: ", "))",
+                at: first.1
+            )
+        }
+        return Grammar(name: "intents", jsgf: compiled.jsgf)
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import HeedCore
+import HeedIntents
+import HeedRuntime
+import HeedSpeech
+
+struct GrammarCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grammar",
+        abstract: "Show the grammar compiled from the intents, or check the intents.",
+        subcommands: [Show.self, Check.self]
+    )
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the JSGF grammar that the recognizer uses for the intents.",
+            discussion: """
+                Examples:
+                  heed grammar show
+                  heed grammar show --intents intents/examples/coffee.json
+                """
+        )
+
+        @OptionGroup var intents: IntentOptions
+
+        func run() throws {
+            print(try intents.loadCatalog(defaultIntents: ["intents"]).grammar().jsgf, terminator: "")
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check intent files, templates and rules; report conflicts and words without pronunciation.",
+            discussion: """
+                A conflict is a phrase that two intents both accept: which one a user gets \
+                would depend on ranking, not on what they meant. Exit status 1 when there \
+                is an error or a conflict.
+
+                Examples:
+                  heed grammar check
+                  heed grammar check --json --intents intents --intents intents/examples/coffee.json
+                """
+        )
+
+        @OptionGroup var intents: IntentOptions
+
+        @Option(help: ArgumentHelp("The pronunciation dictionary that grammar words are looked up in.", valueName: "file"))
+        var dictionary = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+
+        @Flag(help: "Print one JSON object.")
+        var json = false
+
+        func run() throws {
+            let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+            let conflicts = catalog.conflicts()
+            var problems = conflicts.map(\.description)
+            do {
+                _ = try catalog.recognitionGrammar(dictionaryPath: dictionary)
+            } catch let error as SourceError {
+                problems.append(error.description)
+            }
+            let compiled = catalog.grammar()
+            if json {
+                print(try jsonLine(Report(intents: catalog.intents.count, words: compiled.words.count, conflicts: conflicts.map(\.description), problems: problems)))
+            } else {
+                print("\(catalog.intents.count) intents, \(compiled.words.count) words, \(conflicts.count) conflicts")
+                for problem in problems { print(problem) }
+            }
+            if !problems.isEmpty { throw ExitCode.failure }
+        }
+
+        private struct Report: Encodable {
+            var intents: Int
+            var words: Int
+            var conflicts: [String]
+            var problems: [String]
+        }
+    }
+}
