@@ -14,6 +14,13 @@ let package = Package(
     products: [
         .executable(name: "heed", targets: ["heed"]),
         .library(name: "HeedCore", targets: ["HeedCore"]),
+        .library(name: "HeedPluginProtocol", targets: ["HeedPluginProtocol"]),
+        .library(name: "HeedPluginKit", targets: ["HeedPluginKit"]),
+        .library(name: "CHeedPlugin", targets: ["CHeedPlugin"]),
+        .executable(name: "heed-plugin-timer", targets: ["heed-plugin-timer"]),
+        .executable(name: "heed-plugin-media", targets: ["heed-plugin-media"]),
+        .executable(name: "heed-plugin-workout", targets: ["heed-plugin-workout"]),
+        .executable(name: "heed-plugin-notes", targets: ["heed-plugin-notes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,6 +42,21 @@ let package = Package(
         .target(name: "HeedCore", swiftSettings: swiftSettings),
         .target(name: "HeedIntents", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
         .target(name: "HeedAudio", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
+        // Plugins: the wire protocol (no dependencies), what plugin authors import, the C
+        // helper over json-c, the host that runs plugins as child processes, the examples.
+        .target(name: "HeedPluginProtocol", swiftSettings: swiftSettings),
+        .target(name: "HeedPluginKit", dependencies: ["HeedPluginProtocol"], swiftSettings: swiftSettings),
+        .target(name: "CHeedPlugin", dependencies: ["CJSONC"]),
+        .target(
+            name: "HeedPlugins",
+            dependencies: ["HeedCore", "HeedPluginProtocol", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "heed-plugin-timer", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "heed-plugin-media", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "heed-plugin-workout", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "heed-plugin-notes", dependencies: ["CHeedPlugin"]),
+        .executableTarget(name: "heed-fault-plugin", dependencies: ["HeedPluginProtocol"], swiftSettings: swiftSettings),
         .target(
             name: "HeedSpeech",
             dependencies: [
@@ -45,15 +67,29 @@ let package = Package(
         ),
         .target(
             name: "HeedRuntime",
-            dependencies: ["HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech"],
+            dependencies: [
+                "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "heed",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedRuntime",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
+                "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeedPluginTests",
+            dependencies: [
+                "HeedPlugins", "HeedPluginProtocol", "HeedCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes", "heed-fault-plugin",
             ],
             swiftSettings: swiftSettings
         ),

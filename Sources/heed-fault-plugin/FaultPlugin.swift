@@ -1,0 +1,98 @@
+import Foundation
+import HeedPluginProtocol
+
+/// A plugin that misbehaves on request, for the host's tests.
+///
+/// App id `org.heed.fault`. The intent's name chooses the behaviour of resolve, confirm and handle:
+/// `ok` answers normally, `crash` aborts (SIGABRT), `exit` exits with status 3, `hang` never answers,
+/// `garbage` writes a line that is not JSON, `huge` writes a 10 MB line, `wrongReply` answers with
+/// a reply of the wrong type, `fail` answers with an `error` reply, `notify` sends a notification first,
+/// `stderr` writes to standard error first.
+///
+/// `ignore-shutdown` ignores the shutdown request and SIGTERM. Other arguments change the start: `exit-at-start` exits before the handshake, `wrong-version`
+/// answers the handshake with protocol version 99. With a second argument (a file path) they
+/// happen only when that file does not exist yet, and create it: once, then normal.
+@main
+struct FaultPlugin {
+    static func write(_ message: PluginMessage) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var data = (try? encoder.encode(message)) ?? Data()
+        data.append(0x0A)
+        FileHandle.standardOutput.write(data)
+    }
+
+    static func once(_ arguments: [String]) -> Bool {
+        guard arguments.count > 2 else { return true }
+        let marker = arguments[2]
+        if FileManager.default.fileExists(atPath: marker) { return false }
+        _ = FileManager.default.createFile(atPath: marker, contents: Data())
+        return true
+    }
+
+    static func main() {
+        let arguments = CommandLine.arguments
+        let mode = arguments.count > 1 ? arguments[1] : "normal"
+        if mode == "exit-at-start", once(arguments) {
+            FileHandle.standardError.write(Data("fault plugin: exiting at start\n".utf8))
+            exit(2)
+        }
+        let wrongVersion = mode == "wrong-version" && once(arguments)
+        let decoder = JSONDecoder()
+        while let line = readLine() {
+            guard let request = try? decoder.decode(PluginRequest.self, from: Data(line.utf8)) else { continue }
+            let intent: PluginIntent
+            switch request.body {
+            case .shutdown:
+                if mode == "ignore-shutdown" {
+                    // Ignore the request and SIGTERM: only SIGKILL ends this process.
+                    signal(SIGTERM, SIG_IGN)
+                    while true { sleep(1000) }
+                }
+                exit(0)
+            case .hello:
+                let header = PluginProtocolHeader(serializationVersion: wrongVersion ? 99 : 1)
+                write(.response(PluginResponse(id: request.id, .hello(PluginHello(header: header, appID: "org.heed.fault", intents: ["ok"])))))
+                continue
+            case .resolve(let value, _, _), .confirm(let value), .handle(let value):
+                intent = value
+            }
+            switch intent.name {
+            case "crash":
+                abort()
+            case "exit":
+                exit(3)
+            case "hang":
+                while true { sleep(1000) }
+            case "garbage":
+                FileHandle.standardOutput.write(Data("this is not json {\n".utf8))
+                continue
+            case "huge":
+                var data = Data(repeating: UInt8(ascii: "x"), count: 10_000_000)
+                data.append(0x0A)
+                FileHandle.standardOutput.write(data)
+                continue
+            case "wrongReply":
+                write(.response(PluginResponse(id: request.id, .confirm(.ready))))
+                continue
+            case "fail":
+                write(.response(PluginResponse(id: request.id, .error(message: "the fault plugin refuses"))))
+                continue
+            case "notify":
+                write(.notification(PluginNotification(text: "Something happened.", event: "fault")))
+            case "stderr":
+                FileHandle.standardError.write(Data("fault plugin: a diagnostic line\n".utf8))
+            default:
+                break
+            }
+            let body: PluginResponse.Body
+            switch request.body {
+            case .resolve(let intent, let parameter, _):
+                body = .resolve(intent.parameters[parameter].map(ResolveOutcome.success) ?? .needsValue)
+            case .confirm: body = .confirm(.ready)
+            default: body = .handle(.success("Done."))
+            }
+            write(.response(PluginResponse(id: request.id, body)))
+        }
+    }
+}
