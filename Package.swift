@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(
             name: "HeedTests",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedRuntime",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -3,7 +3,7 @@ import Foundation
 
 /// The `heed` command: argument parsing and wiring only.
 @main
-struct Heed: ParsableCommand {
+struct Heed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heed",
         abstract: "Offline voice commands: recognize speech, turn it into intents, measure it.",
@@ -12,15 +12,19 @@ struct Heed: ParsableCommand {
             error), 2 usage error (unknown option, missing argument).
             """,
         version: "0.1.0",
-        subcommands: [Recognize.self, Eval.self, Run.self, GrammarCommand.self]
+        subcommands: [Recognize.self, Eval.self, Run.self, GrammarCommand.self, Plugins.self, Auth.self]
     )
 
     /// Runs the command and maps errors to Heed's exit statuses: 2 for usage, 1 for failures.
-    static func main() {
+    static func main() async {
         let status: Int32
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
             status = 0
         } catch {
             let code = exitCode(for: error)

@@ -3,6 +3,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedIntents
+import HeedPlugins
 import HeedRuntime
 import HeedSpeech
 import Logging
@@ -61,11 +62,7 @@ struct RecognizerOptions: ParsableArguments {
     /// Loads the recognizer with the grammar of `--grammar`, or of `catalog` when given.
     /// Its errors end the command with status 1.
     func makeRecognizer(catalog: IntentCatalog? = nil) throws -> PocketSphinxRecognizer {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = verbose ? .debug : .warning
-            return handler
-        }
+        bootstrapLogging(verbose: verbose)
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
@@ -170,5 +167,55 @@ struct IntentOptions: ParsableArguments {
             intents: intentPaths.map { URL(fileURLWithPath: $0) },
             grammars: rulePaths.map { URL(fileURLWithPath: $0) }
         )
+    }
+}
+
+/// Where plugins and Heed's state are.
+struct PluginOptions: ParsableArguments {
+    @Option(
+        name: .customLong("plugins"),
+        help: ArgumentHelp(
+            "A folder of plugins (each a folder with plugin.json) (repeatable).",
+            discussion: "Default: plugins/ in the current folder (the built-in examples) and $XDG_DATA_HOME/heed/plugins.",
+            valueName: "dir"
+        )
+    )
+    var folders: [String] = []
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where authorization decisions are kept (default: $XDG_STATE_HOME/heed).", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/heed/config.json).", valueName: "file"))
+    var configFile: String?
+
+    @Flag(name: .shortAndLong, help: "Show plugins' standard error and Heed's diagnostics.")
+    var verbose = false
+
+    /// The plugin folders to search.
+    var searchFolders: [URL] {
+        if !folders.isEmpty { return folders.map { URL(fileURLWithPath: $0) } }
+        return [URL(fileURLWithPath: "plugins"), HeedDirectories.standard().data.appendingPathComponent("plugins")]
+    }
+
+    /// The installed plugins; a broken manifest is reported and skipped.
+    func installedPlugins() throws -> [PluginManifest] {
+        let discovery = PluginCatalog.discover(in: searchFolders)
+        for error in discovery.errors { printError("heed: warning: \(error)") }
+        return discovery.manifests
+    }
+
+    func authorizationStore() throws -> AuthorizationStore {
+        let configuration = try HeedConfiguration.load(file: configFile.map { URL(fileURLWithPath: $0) })
+        let state = stateDirectory.map { URL(fileURLWithPath: $0) } ?? configuration.stateDirectory
+        return AuthorizationStore(stateDirectory: state, policyFile: configuration.policyFile)
+    }
+}
+
+/// Sends logs to standard error: warnings and above, or everything with `--verbose`.
+func bootstrapLogging(verbose: Bool) {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = verbose ? .debug : .warning
+        return handler
     }
 }

@@ -1,50 +1,107 @@
 import ArgumentParser
 import Foundation
 import HeedIntents
+import HeedPlugins
 import HeedRuntime
+import Logging
 
-struct Run: ParsableCommand {
+struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn a typed command into an intent, as if it had been spoken.",
+        abstract: "Carry out a typed command, as if it had been spoken: intent → plugin.",
         discussion: """
-            The text is parsed with the same templates that build the recognizer's grammar. \
-            Numbers may be typed as numerals ("10") or words ("ten").
+            The text is parsed with the templates that build the recognizer's grammar \
+            (numbers may be typed as numerals or words), then the plugin of the app that \
+            handles the intent is asked to resolve each parameter, confirm and handle it. \
+            When the plugin needs a value, a choice or a yes/no, Heed asks: the answers \
+            come from --answer (in order), else from the terminal. "cancel" ends the \
+            conversation at any turn. Only apps you have authorized are dispatched to; the \
+            first dispatch to an app asks you, once.
 
-            Dispatch to handler plugins is not built yet: use --dry-run, which prints the \
-            parsed intent. Exit status 1 when the text matches no intent.
+            Exit status: 0 when the plugin handled the intent (or it is in progress), 1 \
+            when nothing matched, the app is not authorized, the plugin failed, or the \
+            conversation was cancelled.
 
             Examples:
               heed run --dry-run "set a timer for ten minutes"
-              heed run --dry-run --json "start a thirty minute run workout"
+              heed run "set a pasta timer for ten minutes" --answer yes
+              heed run --json "play playlist road trip" --answer yes --answer "the second one"
               heed run --dry-run --intents intents/examples/coffee.json "can I get a large latte"
             """
     )
 
     @OptionGroup var intents: IntentOptions
+    @OptionGroup var plugins: PluginOptions
 
     @Flag(name: .customLong("dry-run"), help: "Print the parsed intent; do not dispatch it.")
     var dryRun = false
 
-    @Flag(help: "Print {\"intent\": NAME, \"parameters\": {...}}: numbers as numbers, durations in seconds.")
+    @Flag(help: "Print one JSON event per line: the intent, authorization, each resolve, confirm, handle, with timings.")
     var json = false
+
+    @Option(
+        name: .customLong("answer"),
+        help: ArgumentHelp("An answer to the next question Heed asks (repeatable, in order).", valueName: "text")
+    )
+    var answers: [String] = []
 
     @Argument(help: ArgumentHelp("What the user said.", valueName: "text"))
     var text: String
 
-    func validate() throws {
-        guard dryRun else {
-            throw ValidationError("dispatching to plugins is not built yet; add --dry-run to print the parsed intent")
-        }
-    }
-
-    func run() throws {
+    func run() async throws {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         guard let match = catalog.parse(text).first else {
-            if json { print("{\"intent\":null,\"parameters\":{}}") }
+            if json { print("{\"event\":\"intent\",\"intent\":null}") }
             printError("heed: no intent matches \"\(text)\"")
             throw ExitCode.failure
         }
-        print(json ? try jsonLine(match) : IntentDescription(match).text)
+        if dryRun {
+            print(json ? try jsonLine(match) : IntentDescription(match).text)
+            return
+        }
+        bootstrapLogging(verbose: plugins.verbose)
+        let dispatcher = Dispatcher(
+            catalog: catalog,
+            manifests: try plugins.installedPlugins(),
+            authorization: try plugins.authorizationStore(),
+            logger: Logger(label: "heed")
+        )
+        let user = TerminalUser(answers: answers, quiet: json)
+        let printJSON = json
+        let result = await dispatcher.dispatch(match, user: user) { event in
+            if printJSON, let line = try? jsonLine(event) { print(line) }
+        }
+        await dispatcher.shutdown()
+        if result.ending != .success && result.ending != .inProgress { throw ExitCode.failure }
+    }
+}
+
+/// Answers from `--answer` first, then from the terminal when there is one.
+actor TerminalUser: ConversationUser {
+    private var answers: [String]
+    private let quiet: Bool
+
+    init(answers: [String], quiet: Bool) {
+        self.answers = answers
+        self.quiet = quiet
+    }
+
+    func ask(_ question: String, expecting: ExpectedAnswer) async -> String? {
+        if !answers.isEmpty {
+            let answer = answers.removeFirst()
+            if !quiet { print("\(question) \(answer)") }
+            return answer
+        }
+        guard isatty(STDIN_FILENO) != 0 else {
+            if !quiet { print("\(question) (no answer: pass --answer or run in a terminal)") }
+            return nil
+        }
+        print("\(question) ", terminator: "")
+        fflush(nil)
+        return readLine()
+    }
+
+    func tell(_ text: String) async {
+        if !quiet { print(text) }
     }
 }
 

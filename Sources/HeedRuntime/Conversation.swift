@@ -1,0 +1,525 @@
+import Foundation
+public import HeedIntents
+public import HeedPluginProtocol
+public import HeedPlugins
+public import Logging
+
+/// The person on the other side of a conversation: asked questions, told results.
+///
+/// `heed run` answers from `--answer` or the terminal; the listener answers by voice.
+public protocol ConversationUser: Sendable {
+    /// Asks a question and waits for the answer.
+    ///
+    /// - Parameters:
+    ///   - question: what to say or show.
+    ///   - expecting: what kind of answer the conversation can use.
+    /// - Returns: the words the user said or typed, or `nil` when no answer came.
+    func ask(_ question: String, expecting: ExpectedAnswer) async -> String?
+
+    /// Shows or says a response, a prompt's outcome or a failure.
+    func tell(_ text: String) async
+}
+
+/// What kind of answer a question wants; a voice front end makes a small grammar of it.
+public enum ExpectedAnswer: Sendable, Hashable {
+    /// Yes or no.
+    case yesOrNo
+    /// One of these options, by name or position ("the second one").
+    case choice([String])
+    /// A value for a parameter of an intent.
+    case value(intent: String, parameter: String)
+}
+
+/// One step of a conversation, as `heed run --json` prints it (one JSON object a line).
+public struct ConversationEvent: Sendable, Encodable {
+    /// `intent`, `authorization`, `resolve`, `prompt`, `answer`, `confirm`, `handle`, `response`, `end`.
+    public var event: String
+    public var intent: String?
+    public var parameters: [String: PluginValue]?
+    public var app: String?
+    public var status: String?
+    public var parameter: String?
+    public var outcome: String?
+    public var values: [PluginValue]?
+    public var text: String?
+    public var milliseconds: Double?
+
+    init(_ event: String) { self.event = event }
+}
+
+/// How a conversation ended.
+public struct ConversationResult: Sendable, Hashable {
+    /// The kind of ending.
+    public struct Ending: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The plugin handled the intent.
+        public static let success = Ending("success")
+        /// The plugin is still working on it (it will notify).
+        public static let inProgress = Ending("inProgress")
+        /// The plugin, or its process, failed.
+        public static let failure = Ending("failure")
+        /// The app is not authorized (denied, restricted, or not yet decided).
+        public static let unauthorized = Ending("unauthorized")
+        /// No plugin handles the intent.
+        public static let noHandler = Ending("noHandler")
+        /// The user said cancel, declined, or did not answer.
+        public static let cancelled = Ending("cancelled")
+        /// A value is unsupported, or the turn limit was reached.
+        public static let unresolved = Ending("unresolved")
+
+        public var description: String { name }
+    }
+
+    /// How it ended.
+    public var ending: Ending
+    /// What the user was told last.
+    public var message: String
+}
+
+/// Limits that keep a conversation short.
+public struct ConversationLimits: Sendable, Hashable {
+    /// Resolve, confirm and handle requests plus questions, at most.
+    public var maximumTurns: Int
+
+    /// Creates limits.
+    public init(maximumTurns: Int = 12) { self.maximumTurns = maximumTurns }
+}
+
+/// Carries parsed intents through SiriKit's conversation with the plugin of the app that
+/// handles them: the authorization gate, resolve each parameter in declared order, confirm,
+/// the user's confirmation where the intent asks for it, then handle.
+public actor Dispatcher {
+    private let catalog: IntentCatalog
+    private let manifests: [PluginManifest]
+    private let authorization: AuthorizationStore
+    private let limits: ConversationLimits
+    private let pluginLimits: PluginLimits
+    private let logger: Logger
+    private var hosts: [String: PluginHost] = [:]
+    /// The app the last dispatch went to: generic start, stop, pause and resume go there.
+    private var activeApp: String?
+
+    /// Creates a dispatcher.
+    ///
+    /// - Parameters:
+    ///   - catalog: the intent definitions (parameters in order, prompts, responses).
+    ///   - manifests: the installed plugins.
+    ///   - authorization: the users' decisions and the admin policy.
+    ///   - limits: the turn limit.
+    ///   - pluginLimits: time and size limits of plugin operations.
+    ///   - logger: receives plugins' standard error and Heed's own diagnostics.
+    public init(
+        catalog: IntentCatalog,
+        manifests: [PluginManifest],
+        authorization: AuthorizationStore,
+        limits: ConversationLimits = .init(),
+        pluginLimits: PluginLimits = .standard,
+        logger: Logger
+    ) {
+        self.catalog = catalog
+        self.manifests = manifests
+        self.authorization = authorization
+        self.limits = limits
+        self.pluginLimits = pluginLimits
+        self.logger = logger
+    }
+
+    /// The plugin that handles an intent: the one that lists it, or for the generic control
+    /// intents the active app when it lists them.
+    public func handler(for intent: String) -> PluginManifest? {
+        if let active = activeApp, let manifest = manifests.first(where: { $0.appID == active }), manifest.intents.contains(intent) {
+            return manifest
+        }
+        return manifests.sorted { $0.appID < $1.appID }.first { $0.intents.contains(intent) }
+    }
+
+    /// Runs the conversation for one parsed intent.
+    ///
+    /// - Parameters:
+    ///   - match: the intent and the parameter values that were spoken.
+    ///   - user: answers questions and hears responses.
+    ///   - events: receives each step with its timing.
+    /// - Returns: how the conversation ended; plugin crashes and time-outs end it as failures.
+    public func dispatch(
+        _ match: IntentMatch,
+        user: some ConversationUser,
+        events: @escaping @Sendable (ConversationEvent) -> Void = { _ in }
+    ) async -> ConversationResult {
+        var conversation = Conversation(match: match, catalog: catalog, limits: limits, user: user, events: events)
+        var started = ConversationEvent("intent")
+        started.intent = match.intent
+        started.parameters = conversation.parameters
+        events(started)
+        let result = await run(&conversation)
+        var end = ConversationEvent("end")
+        end.outcome = result.ending.description
+        end.text = result.message
+        events(end)
+        return result
+    }
+
+    private func run<User: ConversationUser>(_ conversation: inout Conversation<User>) async -> ConversationResult {
+        guard let definition = catalog.intent(named: conversation.match.intent) else {
+            return await conversation.end(.noHandler, "Heed has no intent named \(conversation.match.intent).")
+        }
+        guard let manifest = handler(for: definition.name) else {
+            return await conversation.end(.noHandler, "No installed app handles \(definition.name).")
+        }
+        if let refusal = await authorize(manifest, &conversation) { return refusal }
+        let host = host(for: manifest)
+        activeApp = manifest.appID
+
+        for parameter in definition.parameters {
+            if let ending = await resolve(parameter, of: definition, with: host, &conversation) { return ending }
+        }
+
+        if conversation.turnsExhausted { return await conversation.end(.unresolved, "That took too many turns; please start again.") }
+        let confirmIntent = conversation.pluginIntent
+        let confirmation = await conversation.timed { await host.confirm(confirmIntent) }
+        var confirmEvent = ConversationEvent("confirm")
+        confirmEvent.app = manifest.appID
+        confirmEvent.milliseconds = confirmation.milliseconds
+        switch confirmation.reply.result {
+        case .failure(let failure):
+            confirmEvent.outcome = "failure"
+            confirmEvent.text = failure.reason
+            conversation.events(confirmEvent)
+            return await conversation.end(.failure, failure.reason)
+        case .success(.failure(let reason)):
+            confirmEvent.outcome = "failure"
+            confirmEvent.text = reason
+            conversation.events(confirmEvent)
+            return await conversation.end(.failure, reason)
+        case .success(.ready):
+            confirmEvent.outcome = "ready"
+            conversation.events(confirmEvent)
+        }
+        if definition.requiresConfirmation {
+            let question = "Do you want to \(Self.phrase(for: definition))?"
+            switch await conversation.askYesOrNo(question) {
+            case .yes: break
+            case .no: return await conversation.end(.cancelled, "Okay, I won't.")
+            case .cancelled: return await conversation.end(.cancelled, "Cancelled.")
+            }
+        }
+
+        let handleIntent = conversation.pluginIntent
+        let handled = await conversation.timed { await host.handle(handleIntent) }
+        var handleEvent = ConversationEvent("handle")
+        handleEvent.app = manifest.appID
+        handleEvent.milliseconds = handled.milliseconds
+        switch handled.reply.result {
+        case .failure(let failure):
+            handleEvent.outcome = "failure"
+            handleEvent.text = failure.reason
+            conversation.events(handleEvent)
+            return await conversation.end(.failure, failure.reason)
+        case .success(let outcome):
+            handleEvent.outcome = outcome.status.rawValue
+            handleEvent.text = outcome.response
+            conversation.events(handleEvent)
+            let fallback = definition.response(outcome.status == .failure ? "failure" : "success", values: conversation.typedValues(of: definition))
+            let message = outcome.response ?? fallback ?? (outcome.status == .failure ? "That didn't work." : "Done.")
+            switch outcome.status {
+            case .success: return await conversation.end(.success, message)
+            case .inProgress: return await conversation.end(.inProgress, message)
+            case .failure: return await conversation.end(.failure, message)
+            }
+        }
+    }
+
+    /// The authorization gate. Returns the ending when the app may not be dispatched to.
+    private func authorize<User: ConversationUser>(_ manifest: PluginManifest, _ conversation: inout Conversation<User>) async -> ConversationResult? {
+        let started = ContinuousClock.now
+        var event = ConversationEvent("authorization")
+        event.app = manifest.appID
+        let user = conversation.user
+        let status: AuthorizationStatus
+        do {
+            status = try await authorization.requestAuthorization(for: manifest) { prompt in
+                let answer = await user.ask(prompt.question, expecting: .yesOrNo)
+                return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }
+            }
+        } catch {
+            event.status = "refused"
+            event.text = "\(error)"
+            event.milliseconds = (ContinuousClock.now - started).milliseconds
+            conversation.events(event)
+            return await conversation.end(.unauthorized, "\(error)")
+        }
+        event.status = status.rawValue
+        event.milliseconds = (ContinuousClock.now - started).milliseconds
+        conversation.events(event)
+        guard status == .authorized else {
+            let name = manifest.displayName
+            let message: String
+            switch status {
+            case .denied: message = "\(name) is not allowed to use Heed. Allow it with: heed auth grant \(AuthorizationStore.authorizationAppID(for: manifest))"
+            case .restricted: message = "\(name) is restricted by the administrator's policy."
+            default: message = "\(name) has not been allowed to use Heed yet."
+            }
+            return await conversation.end(.unauthorized, message)
+        }
+        return nil
+    }
+
+    /// Resolves one parameter until it settles. Returns the ending when the conversation stops.
+    private func resolve<User: ConversationUser>(
+        _ parameter: ParameterDefinition,
+        of definition: IntentDefinition,
+        with host: PluginHost,
+        _ conversation: inout Conversation<User>
+    ) async -> ConversationResult? {
+        var userChoice = false
+        while !conversation.turnsExhausted {
+            let intent = conversation.pluginIntent
+            let choice = userChoice
+            let reply = await conversation.timed {
+                await host.resolve(intent: intent, parameter: parameter.name, userChoice: choice)
+            }
+            var event = ConversationEvent("resolve")
+            event.parameter = parameter.name
+            event.milliseconds = reply.milliseconds
+            let outcome: ResolveOutcome
+            switch reply.reply.result {
+            case .failure(let failure):
+                event.outcome = "failure"
+                event.text = failure.reason
+                conversation.events(event)
+                return await conversation.end(.failure, failure.reason)
+            case .success(let value):
+                outcome = value
+            }
+            userChoice = false
+            switch outcome {
+            case .success(let value):
+                event.outcome = "success"
+                event.values = [value]
+                conversation.events(event)
+                conversation.parameters[parameter.name] = value
+                return nil
+            case .notRequired:
+                event.outcome = "notRequired"
+                conversation.events(event)
+                conversation.parameters[parameter.name] = nil
+                return nil
+            case .unsupported(let reason):
+                event.outcome = "unsupported"
+                event.text = reason
+                conversation.events(event)
+                return await conversation.end(.unresolved, reason)
+            case .needsValue:
+                event.outcome = "needsValue"
+                conversation.events(event)
+                let question = parameter.prompt ?? "What \(parameter.name)?"
+                guard let answer = await conversation.ask(question, expecting: .value(intent: definition.name, parameter: parameter.name)) else {
+                    return await conversation.end(.cancelled, "Cancelled.")
+                }
+                guard let value = catalog.answerCatalog(intent: definition.name, parameter: parameter.name)?
+                    .parse(answer).first?.parameters[parameter.name]
+                else {
+                    await conversation.user.tell("Sorry, I didn't get that.")
+                    continue
+                }
+                conversation.parameters[parameter.name] = PluginValue(value)
+            case .disambiguation(let options):
+                event.outcome = "disambiguation"
+                event.values = options
+                conversation.events(event)
+                let names = options.map(\.spokenText)
+                let question = "Which one: \(Self.list(names, conjunction: "or"))?"
+                guard let answer = await conversation.ask(question, expecting: .choice(names)) else {
+                    return await conversation.end(.cancelled, "Cancelled.")
+                }
+                guard let index = Self.choice(answer, among: names) else {
+                    await conversation.user.tell("Sorry, I didn't get which one.")
+                    continue
+                }
+                conversation.parameters[parameter.name] = options[index]
+                userChoice = true
+            case .confirmationRequired(let value):
+                event.outcome = "confirmationRequired"
+                event.values = [value]
+                conversation.events(event)
+                switch await conversation.askYesOrNo("Did you mean \(value.spokenText)?") {
+                case .yes:
+                    conversation.parameters[parameter.name] = value
+                    userChoice = true
+                case .no:
+                    conversation.parameters[parameter.name] = nil
+                case .cancelled:
+                    return await conversation.end(.cancelled, "Cancelled.")
+                }
+            }
+        }
+        return await conversation.end(.unresolved, "That took too many turns; please start again.")
+    }
+
+    private func host(for manifest: PluginManifest) -> PluginHost {
+        if let host = hosts[manifest.appID] { return host }
+        let host = PluginHost(manifest: manifest, executableURL: manifest.executableURL(), limits: pluginLimits, logger: logger)
+        hosts[manifest.appID] = host
+        return host
+    }
+
+    /// Stops every plugin process.
+    public func shutdown() async {
+        for host in hosts.values { await host.shutdown() }
+        hosts = [:]
+    }
+
+    /// The index of the option the answer names: by its words, or by position ("the second one").
+    static func choice(_ answer: String, among options: [String]) -> Int? {
+        let words = TextNormalizer.words(answer).joined(separator: " ")
+        if let exact = options.firstIndex(where: { TextNormalizer.words($0).joined(separator: " ") == words }) { return exact }
+        switch ParameterType.ordinal.value(fromSpoken: answer) {
+        case .ordinal(.position(let position)) where (1...options.count).contains(position): return position - 1
+        case .ordinal(.last): return options.isEmpty ? nil : options.count - 1
+        default: return nil
+        }
+    }
+
+    static func list(_ items: [String], conjunction: String) -> String {
+        guard items.count > 1, let last = items.last else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + last
+    }
+
+    /// "cancel the workout" for `cancelWorkout`: the intent's description, lower-cased, as a question.
+    private static func phrase(for definition: IntentDefinition) -> String {
+        var text = definition.description.trimmingCharacters(in: .whitespaces)
+        if text.hasSuffix(".") { text.removeLast() }
+        guard let first = text.first else { return definition.name }
+        return first.lowercased() + text.dropFirst()
+    }
+}
+
+/// The state of one conversation: the parameters so far and the turns used.
+struct Conversation<User: ConversationUser> {
+    let match: IntentMatch
+    let catalog: IntentCatalog
+    let limits: ConversationLimits
+    let user: User
+    let events: @Sendable (ConversationEvent) -> Void
+    var parameters: [String: PluginValue]
+    private var turns = 0
+
+    init(match: IntentMatch, catalog: IntentCatalog, limits: ConversationLimits, user: User, events: @escaping @Sendable (ConversationEvent) -> Void) {
+        self.match = match
+        self.catalog = catalog
+        self.limits = limits
+        self.user = user
+        self.events = events
+        self.parameters = match.parameters.mapValues(PluginValue.init)
+    }
+
+    var pluginIntent: PluginIntent { PluginIntent(name: match.intent, parameters: parameters) }
+
+    var turnsExhausted: Bool { turns >= limits.maximumTurns }
+
+    /// Runs one plugin operation, counting the turn and timing it.
+    mutating func timed<Outcome>(_ operation: () async -> PluginReply<Outcome>) async -> (reply: PluginReply<Outcome>, milliseconds: Double) {
+        turns += 1
+        let reply = await operation()
+        return (reply, reply.duration.milliseconds)
+    }
+
+    /// Asks a question; `nil` when the user gave no answer or said cancel.
+    mutating func ask(_ question: String, expecting: ExpectedAnswer) async -> String? {
+        turns += 1
+        var prompt = ConversationEvent("prompt")
+        prompt.text = question
+        events(prompt)
+        let answer = await user.ask(question, expecting: expecting)
+        var heard = ConversationEvent("answer")
+        heard.text = answer
+        events(heard)
+        guard let answer, !YesOrNo.isCancel(answer) else { return nil }
+        return answer
+    }
+
+    mutating func askYesOrNo(_ question: String) async -> YesOrNo {
+        while !turnsExhausted {
+            guard let answer = await ask(question, expecting: .yesOrNo) else { return .cancelled }
+            if let decision = YesOrNo(answer: answer) { return decision }
+            await user.tell("Please answer yes or no.")
+        }
+        return .cancelled
+    }
+
+    /// Ends the conversation: tells the user and returns the result.
+    func end(_ ending: ConversationResult.Ending, _ message: String) async -> ConversationResult {
+        var event = ConversationEvent("response")
+        event.text = message
+        events(event)
+        await user.tell(message)
+        return ConversationResult(ending: ending, message: message)
+    }
+
+    /// The parameters as typed values, for the intent's response texts.
+    func typedValues(of definition: IntentDefinition) -> [String: ParameterValue] {
+        var values: [String: ParameterValue] = [:]
+        for parameter in definition.parameters {
+            guard let value = parameters[parameter.name] else { continue }
+            switch (parameter.type, value) {
+            case (.duration, .number(let seconds)): values[parameter.name] = .duration(seconds: Int(seconds))
+            case (.integer, .number(let number)): values[parameter.name] = .integer(Int(number))
+            case (.number, .number(let number)): values[parameter.name] = .number(number)
+            case (.boolean, .bool(let flag)): values[parameter.name] = .boolean(flag)
+            case (_, .string(let text)): values[parameter.name] = .vocabulary(text)
+            default: values[parameter.name] = .phrase(value.spokenText)
+            }
+        }
+        return values
+    }
+}
+
+/// A yes/no answer, or cancel.
+enum YesOrNo: Equatable {
+    case yes, no, cancelled
+
+    init?(answer: String) {
+        if Self.isCancel(answer) {
+            self = .cancelled
+        } else if case .boolean(let value) = ParameterType.boolean.value(fromSpoken: answer) {
+            self = value ? .yes : .no
+        } else {
+            return nil
+        }
+    }
+
+    /// "cancel", "never mind", "stop" end a conversation at any turn.
+    static func isCancel(_ answer: String) -> Bool {
+        let words = TextNormalizer.words(answer).joined(separator: " ")
+        return ["cancel", "never mind", "nevermind", "stop", "forget it"].contains(words)
+    }
+}
+
+extension PluginValue {
+    /// A typed parameter value on the wire: numbers as numbers, durations in seconds,
+    /// ordinals as positions or "last", text as strings.
+    init(_ value: ParameterValue) {
+        switch value {
+        case .integer(let number): self = .number(Double(number))
+        case .number(let number): self = .number(number)
+        case .boolean(let flag): self = .bool(flag)
+        case .duration(let seconds): self = .number(Double(seconds))
+        case .ordinal(.position(let position)): self = .number(Double(position))
+        case .ordinal(.last): self = .string("last")
+        case .enumeration(let text), .vocabulary(let text), .phrase(let text): self = .string(text)
+        }
+    }
+
+    /// The value as words to read to the user.
+    var spokenText: String {
+        switch self {
+        case .string(let text): text
+        case .number(let number): number.rounded() == number ? String(Int(number)) : String(number)
+        case .bool(let flag): flag ? "yes" : "no"
+        case .null: "nothing"
+        case .array(let items): items.map(\.spokenText).joined(separator: ", ")
+        case .object: description
+        }
+    }
+}
