@@ -93,3 +93,40 @@ public protocol SpeechRecognizer {
     /// Whether `text` (lower-case words separated by spaces) is a sentence of the grammar.
     func accepts(_ text: String) -> Bool
 }
+
+/// A grammar as a word graph: states, and arcs that each say one word.
+///
+/// The recognizer loads it as a finite-state grammar directly, with no null transitions,
+/// which PocketSphinx decodes faster and more reliably than nested JSGF rules.
+public struct WordGraph: Sendable, Hashable {
+    /// One transition.
+    public struct Arc: Sendable, Hashable {
+        public var from: Int
+        public var to: Int
+        public var word: String
+
+        /// Creates an arc.
+        public init(from: Int, to: Int, word: String) {
+            self.from = from
+            self.to = to
+            self.word = word
+        }
+    }
+
+    /// States are `0..<stateCount`.
+    public var stateCount: Int
+    /// Where every sentence starts.
+    public var start: Int
+    /// Where sentences may end.
+    public var finals: Set<Int>
+    /// The transitions.
+    public var arcs: [Arc]
+
+    /// Creates a graph.
+    public init(stateCount: Int, start: Int, finals: Set<Int>, arcs: [Arc]) {
+        self.stateCount = stateCount
+        self.start = start
+        self.finals = finals
+        self.arcs = arcs
+    }
+}

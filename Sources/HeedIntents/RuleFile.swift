@@ -39,7 +39,8 @@ enum RuleFileParser {
     static func parse(_ source: SourceText) throws -> RuleFile {
         var parser = try ExpansionParser(LocatedText(file: source), dialect: .jsgf)
         try expectWord("#JSGF", in: &parser, message: "a rule file must start with '#JSGF V1.0;'")
-        guard case .word(let version) = parser.token.kind, version.hasPrefix("V1.") else {
+        // sphinxbase reads the version case-insensitively: its own test grammars say `#JSGF v1.0;`.
+        guard case .word(let version) = parser.token.kind, version.uppercased().hasPrefix("V1.") else {
             throw parser.error("expected JSGF version 'V1.0'", at: parser.token.location)
         }
         try parser.advance()

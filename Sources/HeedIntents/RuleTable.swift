@@ -42,6 +42,12 @@ struct RuleTable {
 
     subscript(name: String) -> Expansion? { expansions[name] }
 
+    /// Adds or replaces a generated rule.
+    /// - Parameters:
+    ///   - name: The rule's symbol; generated symbols start with `heed_`.
+    ///   - expansion: Its body.
+    mutating func define(_ name: String, as expansion: Expansion) { expansions[name] = expansion }
+
     static func intentRuleName(_ intent: String) -> String { "heed_intent_\(intent)" }
     static func slotRuleName(intent: String, parameter: String) -> String { "heed_slot_\(intent)_\(parameter)" }
     static func vocabularyRuleName(_ type: String) -> String { "heed_vocab_\(type)" }

@@ -43,19 +43,39 @@ struct TokenGraph: Sendable {
     /// - Parameters:
     ///   - intents: The intents, in catalog order.
     ///   - rules: The rules the templates and slots refer to.
-    init(intents: [IntentDefinition], rules: RuleTable) {
+    ///   - slotRule: The rule a `{parameter}` slot of an intent stands for; ``RuleTable/slotRule(for:of:)``
+    ///     unless the word automaton narrows a slot (see ``WordAutomaton``).
+    init(
+        intents: [IntentDefinition],
+        rules: RuleTable,
+        slotRule: (ParameterDefinition, IntentDefinition) -> String = { RuleTable.slotRule(for: $0, of: $1.name) }
+    ) {
         for (intentIndex, intent) in intents.enumerated() {
             let slotIndices = Dictionary(uniqueKeysWithValues: intent.parameters.enumerated().map { ($1.name, Int32($0)) })
             for (templateIndex, template) in intent.compiledTemplates.enumerated() {
                 let start = addState()
                 let accept = add(template.expansion, from: start, rules: rules) { name in
                     guard let index = slotIndices[name], let parameter = intent.parameter(named: name) else { return nil }
-                    return (index, RuleTable.slotRule(for: parameter, of: intent.name))
+                    return (index, slotRule(parameter, intent))
                 }
                 let firstWords = self.firstWords(from: start)
                 entries.append(Entry(intent: intentIndex, template: templateIndex, start: start, accept: accept, firstWords: firstWords))
                 for word in firstWords { entriesByFirstWord[word, default: []].append(entries.count - 1) }
             }
+        }
+    }
+
+    /// Compiles expansions without slots, such as the public rules of a JSGF file; entry `n` is expansion `n`.
+    /// - Parameters:
+    ///   - expansions: Resolved expansions; a slot in them accepts nothing.
+    ///   - rules: The rules they refer to.
+    init(expansions: [Expansion], rules: RuleTable) {
+        for (index, expansion) in expansions.enumerated() {
+            let start = addState()
+            let accept = add(expansion, from: start, rules: rules) { _ in nil }
+            let firstWords = self.firstWords(from: start)
+            entries.append(Entry(intent: index, template: 0, start: start, accept: accept, firstWords: firstWords))
+            for word in firstWords { entriesByFirstWord[word, default: []].append(entries.count - 1) }
         }
     }
 

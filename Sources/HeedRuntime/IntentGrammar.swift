@@ -1,9 +1,10 @@
-import HeedCore
+public import HeedCore
 public import HeedIntents
 public import HeedSpeech
 
 extension IntentCatalog {
-    /// The recognizer's grammar for these intents, checked against the pronunciation dictionary.
+    /// The recognizer's grammar for these intents, checked against the pronunciation dictionary:
+    /// their minimal word automaton, loaded as a finite-state grammar without null transitions.
     ///
     /// - Parameters:
     ///   - vocabulary: registered terms by vocabulary type.
@@ -26,6 +27,18 @@ extension IntentCatalog {
                 at: first.1
             )
         }
-        return Grammar(name: "intents", jsgf: compiled.jsgf)
+        return Grammar(name: "intents", wordGraph: WordGraph(automaton(vocabulary: vocabulary)))
+    }
+}
+
+extension WordGraph {
+    /// The recognizer's form of an intent catalog's word automaton.
+    public init(_ automaton: WordAutomaton) {
+        self.init(
+            stateCount: automaton.stateCount,
+            start: automaton.start,
+            finals: automaton.finals,
+            arcs: automaton.arcs.map { Arc(from: $0.from, to: $0.to, word: $0.word) }
+        )
     }
 }

@@ -2,17 +2,27 @@ public import HeedCore
 public import Logging
 import Foundation
 
-/// A JSGF grammar to recognize with.
+/// A grammar to recognize with: JSGF text, or a word graph built by Heed.
 public struct Grammar: Sendable, Hashable {
-    /// A name for messages and for the decoder's search.
-    public var name: String
-    /// The JSGF source text.
-    public var jsgf: String
+    enum Source: Sendable, Hashable {
+        case jsgf(String)
+        case wordGraph(WordGraph)
+    }
 
-    /// Creates a grammar from JSGF text.
+    /// A name for messages.
+    public var name: String
+    let source: Source
+
+    /// Creates a grammar from JSGF text; all public rules are accepted.
     public init(name: String, jsgf: String) {
         self.name = name
-        self.jsgf = jsgf
+        self.source = .jsgf(jsgf)
+    }
+
+    /// Creates a grammar from a word graph.
+    public init(name: String, wordGraph: WordGraph) {
+        self.name = name
+        self.source = .wordGraph(wordGraph)
     }
 
     /// Reads a grammar from a `.gram` file.
@@ -69,6 +79,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     private static let grammarSearch = "heed_grammar"
     private static let phoneLoopSearch = "heed_phone_loop"
+    private static let alignmentSearch = "heed_alignment"
     /// PocketSphinx computes 100 feature frames a second.
     private static let framesPerSecond = 100.0
 
@@ -104,6 +115,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // Words are added from the grammar below: an empty dictionary to start with.
             "-dict": "/dev/null",
             "-allphone_ci": "yes",
+            // The default word beam (7e-29) prunes away every path to the final state of
+            // large intent grammars ("Final result does not match the grammar").
+            "-wbeam": "1e-35",
         ]
         arguments.merge(configuration.decoderOptions) { _, override in override }
         let decoder = try SphinxDecoder(arguments: arguments)
@@ -111,7 +125,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
         let compiled: FiniteStateGrammar
         do {
-            compiled = try decoder.compileGrammar(grammar.jsgf, name: grammar.name)
+            switch grammar.source {
+            case .jsgf(let text): compiled = try decoder.compileGrammar(text, name: grammar.name)
+            case .wordGraph(let graph): compiled = decoder.finiteStateGrammar(graph, name: grammar.name)
+            }
         } catch {
             throw Self.withLog(error, log.takeRecentErrors())
         }
@@ -167,13 +184,15 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let cpuStart = threadCPUSeconds()
         let best = try decode(search: Self.grammarSearch)
         let hypothesis = decoder.hypothesis()
-        let alternatives = hypothesis == nil ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
+        let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
+        let words = best.filter { !Self.isFiller($0.word) }
+        let alignment = try align(words.map { Self.baseWord($0.word) })
+        let aligned = alignment.isEmpty ? best : alignment
         let phones = configuration.phoneLoopReference ? try decode(search: Self.phoneLoopSearch) : []
         let cpuSeconds = threadCPUSeconds() - cpuStart
 
-        let words = best.filter { !Self.isFiller($0.word) }
         let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
-        let margin = AcousticMargin(grammar: best, phoneLoop: phones)
+        let margin = AcousticMargin(grammar: aligned, phoneLoop: phones)
         let utteranceMargin = margin.perFrame(over: words.map { $0.startFrame..<($0.endFrame + 1) })
         let confidence = text.isEmpty ? 0 : configuration.confidence.probability(utteranceMargin)
         let segments = words.map { segment in
@@ -195,6 +214,22 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
             decodeSeconds: cpuSeconds
         )
+    }
+
+    /// Aligns the utterance with exactly these words and returns the segments.
+    ///
+    /// The grammar pass's acoustic scores depend on the grammar around the words (a large
+    /// grammar scored the same words on the same frames far lower than a small one), so
+    /// confidence is measured on this forced alignment, which is the same for the same words
+    /// whatever the grammar.
+    private func align(_ words: [String]) throws(RecognizerError) -> [RawSegment] {
+        guard !words.isEmpty else { return [] }
+        let arcs = words.enumerated().map { WordGraph.Arc(from: $0.offset, to: $0.offset + 1, word: $0.element) }
+        let chain = WordGraph(stateCount: words.count + 1, start: 0, finals: [words.count], arcs: arcs)
+        try decoder.addSearch(decoder.finiteStateGrammar(chain, name: Self.alignmentSearch), name: Self.alignmentSearch)
+        let segments = try decode(search: Self.alignmentSearch)
+        // Should the alignment find no path, fall back to the grammar pass's own segments.
+        return segments.contains { !Self.isFiller($0.word) } ? segments : []
     }
 
     /// Runs one search over the buffered utterance and returns its segments.
@@ -315,10 +350,10 @@ public struct ConfidenceModel: Sendable, Hashable {
 
     /// Fitted with a phone-loop reference on 943 results of the shared corpora and
     /// Debian's test recordings (`scripts/calibrate-confidence.py`; README, "Confidence").
-    public static let phoneLoop = ConfidenceModel(slope: 0.173, intercept: 2.0)
+    public static let phoneLoop = ConfidenceModel(slope: 0.1807, intercept: -0.061)
 
     /// Fitted the same way without the phone loop (the path's own per-frame score).
-    public static let pathOnly = ConfidenceModel(slope: 0.152, intercept: 4.42)
+    public static let pathOnly = ConfidenceModel(slope: 0.1657, intercept: 2.875)
 
     /// The probability for a margin.
     public func probability(_ margin: Double) -> Double {

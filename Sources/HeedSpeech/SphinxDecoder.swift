@@ -95,6 +95,30 @@ final class SphinxDecoder {
         return FiniteStateGrammar(name: name, model: fsg)
     }
 
+    /// Builds a finite-state grammar from a word graph, without null transitions.
+    ///
+    /// PocketSphinx's grammar has one final state: it is added, and every arc into a final
+    /// state is also drawn into it. All transitions have probability 1, so no sentence is
+    /// penalised for how many others the grammar allows.
+    /// The corresponding C functions are `fsg_model_init`, `fsg_model_word_add` and `fsg_model_trans_add`.
+    func finiteStateGrammar(_ graph: WordGraph, name: String) -> FiniteStateGrammar {
+        let languageWeight = Float(cmd_ln_float_r(ps_get_config(raw), "-lw"))
+        let final = Int32(graph.stateCount)
+        guard let model = fsg_model_init(name, ps_get_logmath(raw), languageWeight, final + 1) else {
+            preconditionFailure("fsg_model_init failed: out of memory")
+        }
+        var wordIDs: [String: Int32] = [:]
+        for arc in graph.arcs {
+            let id = wordIDs[arc.word] ?? fsg_model_word_add(model, arc.word)
+            wordIDs[arc.word] = id
+            fsg_model_trans_add(model, Int32(arc.from), Int32(arc.to), 0, id)
+            if graph.finals.contains(arc.to) { fsg_model_trans_add(model, Int32(arc.from), final, 0, id) }
+        }
+        model.pointee.start_state = Int32(graph.start)
+        model.pointee.final_state = final
+        return FiniteStateGrammar(name: name, model: model)
+    }
+
     private struct Rule {
         var name: String
         var isPublic: Bool

@@ -32,6 +32,9 @@ struct RecognizerOptions: ParsableArguments {
     )
     var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
 
+    @Option(help: ArgumentHelp("How many n-best alternatives to report at most (0: none, which saves time).", valueName: "n"))
+    var alternatives = PocketSphinxRecognizer.Configuration.default.maximumAlternatives
+
     @Option(
         name: .customLong("decoder-option"),
         help: ArgumentHelp(
@@ -51,6 +54,7 @@ struct RecognizerOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
+        guard alternatives >= 0 else { throw ValidationError("--alternatives must be 0 or more") }
         guard (0...1).contains(rejectionThreshold) else {
             throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
         }
@@ -67,6 +71,7 @@ struct RecognizerOptions: ParsableArguments {
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
         configuration.rejectionThreshold = rejectionThreshold
+        configuration.maximumAlternatives = alternatives
         if withoutPhoneLoop {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly

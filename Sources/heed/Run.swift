@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
+import HeedAudio
+import HeedCore
 import HeedIntents
 import HeedPlugins
+import HeedSpeech
 import HeedRuntime
 import Logging
 
@@ -17,15 +20,19 @@ struct Run: AsyncParsableCommand {
             conversation at any turn. Only apps you have authorized are dispatched to; the \
             first dispatch to an app asks you, once.
 
+            With --audio FILE.wav instead of TEXT, the recording is recognized with the \
+            grammar compiled from the intents first; a rejected recording is not dispatched.
+
             Exit status: 0 when the plugin handled the intent (or it is in progress), 1 \
-            when nothing matched, the app is not authorized, the plugin failed, or the \
-            conversation was cancelled.
+            when nothing matched, the recording was rejected, the app is not authorized, \
+            the plugin failed, or the conversation was cancelled.
 
             Examples:
               heed run --dry-run "set a timer for ten minutes"
               heed run "set a pasta timer for ten minutes" --answer yes
               heed run --json "play playlist road trip" --answer yes --answer "the second one"
               heed run --dry-run --intents intents/examples/coffee.json "can I get a large latte"
+              heed run --audio examples/audio/set_a_timer_for_5_minutes.wav --answer yes
             """
     )
 
@@ -44,11 +51,20 @@ struct Run: AsyncParsableCommand {
     )
     var answers: [String] = []
 
+    @Option(help: ArgumentHelp("A recording (WAV) of the command, recognized instead of TEXT.", valueName: "file.wav"))
+    var audio: String?
+
     @Argument(help: ArgumentHelp("What the user said.", valueName: "text"))
-    var text: String
+    var text: String?
+
+    func validate() throws {
+        if (text == nil) == (audio == nil) { throw ValidationError("give the command as TEXT or as --audio FILE.wav, not both or neither") }
+    }
 
     func run() async throws {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+        bootstrapLogging(verbose: plugins.verbose)
+        guard let text = try heard(catalog: catalog) else { throw ExitCode.failure }
         guard let match = catalog.parse(text).first else {
             if json { print("{\"event\":\"intent\",\"intent\":null}") }
             printError("heed: no intent matches \"\(text)\"")
@@ -58,7 +74,6 @@ struct Run: AsyncParsableCommand {
             print(json ? try jsonLine(match) : IntentDescription(match).text)
             return
         }
-        bootstrapLogging(verbose: plugins.verbose)
         let dispatcher = Dispatcher(
             catalog: catalog,
             manifests: try plugins.installedPlugins(),
@@ -72,6 +87,38 @@ struct Run: AsyncParsableCommand {
         }
         await dispatcher.shutdown()
         if result.ending != .success && result.ending != .inProgress { throw ExitCode.failure }
+    }
+}
+
+extension Run {
+    /// The command's words: TEXT, or what the recognizer heard in `--audio`; `nil` when rejected.
+    private func heard(catalog: IntentCatalog) throws -> String? {
+        guard let audio else { return text }
+        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), logger: Logger(label: "heed"))
+        let result = try recognizer.recognize(try AudioFile.read(audio))
+        if json {
+            var event = RecognitionEvent(result: result)
+            event.file = audio
+            print(try jsonLine(event))
+        } else {
+            print("heard \"\(result.text)\" (confidence \(format(result.confidence)))\(result.rejected ? ": rejected, not a command" : "")")
+        }
+        return result.rejected ? nil : result.text
+    }
+}
+
+/// `{"event": "recognition", …}`: what `run --audio` heard.
+struct RecognitionEvent: Encodable {
+    var event = "recognition"
+    var file: String?
+    var text: String
+    var confidence: Double
+    var rejected: Bool
+
+    init(result: RecognitionResult) {
+        text = result.text
+        confidence = result.confidence
+        rejected = result.rejected
     }
 }
 

@@ -26,7 +26,8 @@ struct ExamplePluginTests {
         let notification = await iterator.next()
         let elapsed = ContinuousClock.now - started
         #expect(notification == PluginNotification(text: "Your pasta timer is done.", intent: "setTimer", event: "timerFired"))
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "fired after \(elapsed)")
+        // Not early; the upper bound only catches "never" (the machines are shared and noisy).
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(30), "fired after \(elapsed)")
         await host.shutdown()
     }
 
@@ -117,7 +118,7 @@ struct ExamplePluginTests {
 
     @Test func pluginsRunInParallel() async throws {
         // A hung plugin does not hold up another plugin.
-        let (slow, _) = Fixtures.faultHost(limits: PluginLimits(operationTimeLimit: .seconds(2)))
+        let (slow, _) = Fixtures.faultHost(limits: PluginLimits(operationTimeLimit: .seconds(20)))
         let (fast, _) = try Fixtures.host("media")
         _ = await slow.start()
         _ = await fast.start()
@@ -125,9 +126,12 @@ struct ExamplePluginTests {
         try await Task.sleep(for: .milliseconds(50))
         let quick = await fast.handle(.named("pauseMedia"))
         #expect(quick.outcome == .failure("Nothing is playing."))
-        #expect(quick.duration < .seconds(1))
-        #expect(await hung.failure?.kind == .timedOut)
+        // The fast plugin answered while the slow one was still hung (its limit is 20 s).
+        #expect(quick.duration < .seconds(10))
+        #expect(await slow.isRunning)
         await slow.shutdown()
+        let kind = await hung.failure?.kind
+        #expect(kind == .shutDown || kind == .timedOut)
         await fast.shutdown()
     }
 }

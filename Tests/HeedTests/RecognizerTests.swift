@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedSpeech
+import Logging
 import Testing
 
 /// Real PocketSphinx with the real en-us model on real recordings (Debian's pocketsphinx-testdata).
@@ -155,5 +156,62 @@ struct SynthesizedSpeechTests {
         // Measured: 9 of 10 ("next" is heard as "no"). Synthetic speech scores low
         // confidence: the confidence model is fitted on real recordings.
         #expect(right >= 8)
+    }
+}
+
+/// Word graphs loaded as finite-state grammars directly (no JSGF).
+@Suite(
+    "Word-graph grammars (live)",
+    .enabled(if: Fixtures.hasPocketSphinx, "needs Debian's pocketsphinx-en-us and pocketsphinx-testdata")
+)
+struct WordGraphTests {
+    /// A prefix tree of the sentences: a word graph without null arcs.
+    static func trie(_ sentences: [String]) -> WordGraph {
+        var arcs: [WordGraph.Arc] = []
+        var children: [Int: [String: Int]] = [:]
+        var finals: Set<Int> = []
+        var count = 1
+        for sentence in sentences {
+            var state = 0
+            for word in sentence.split(separator: " ").map(String.init) {
+                if let next = children[state]?[word] {
+                    state = next
+                } else {
+                    arcs.append(.init(from: state, to: count, word: word))
+                    children[state, default: [:]][word] = count
+                    state = count
+                    count += 1
+                }
+            }
+            finals.insert(state)
+        }
+        return WordGraph(stateCount: count, start: 0, finals: finals, arcs: arcs)
+    }
+
+    static func recognizer(_ graph: WordGraph) throws -> PocketSphinxRecognizer {
+        try PocketSphinxRecognizer(grammar: Grammar(name: "graph", wordGraph: graph), logger: Logger(label: "test"))
+    }
+
+    @Test func recognizesTheCardsFromAWordGraph() throws {
+        let ranks = ["ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack", "queen", "king"]
+        let suits = ["clubs", "hearts", "diamonds", "spades"]
+        let cards = ranks.flatMap { rank in suits.map { "\(rank) of \($0)" } }
+        let recognizer = try Self.recognizer(Self.trie(cards + ranks.map { "\($0) \($0)" }))
+        #expect(try recognizer.recognize(try AudioFile.read(Fixtures.testData + "/cards/001.wav")).text == "ten of clubs")
+        #expect(try recognizer.recognize(try AudioFile.read(Fixtures.testData + "/cards/004.wav")).text == "five five")
+        #expect(recognizer.accepts("king of hearts"))
+        #expect(!recognizer.accepts("king of"))
+    }
+
+    @Test func recognizesATimerCommandAmongHundredsOfSentences() throws {
+        let numbers = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "fifteen", "twenty", "thirty", "forty five"]
+        let sentences = numbers.flatMap { number in
+            ["seconds", "minutes", "hours"].flatMap { unit in
+                ["set a timer for \(number) \(unit)", "start a \(number) \(unit) timer", "set a pasta timer for \(number) \(unit)"]
+            }
+        }
+        let recognizer = try Self.recognizer(Self.trie(sentences))
+        let result = try recognizer.recognize(try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/set_a_timer_for_5_minutes.wav").path))
+        #expect(result.text == "set a timer for five minutes")
     }
 }
