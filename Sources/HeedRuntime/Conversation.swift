@@ -236,10 +236,17 @@ public actor Dispatcher {
         var event = ConversationEvent("authorization")
         event.app = manifest.appID
         let user = conversation.user
+        let events = conversation.events
         let status: AuthorizationStatus
         do {
             status = try await authorization.requestAuthorization(for: manifest) { prompt in
+                var question = ConversationEvent("prompt")
+                question.text = prompt.question
+                events(question)
                 let answer = await user.ask(prompt.question, expecting: .yesOrNo)
+                var heard = ConversationEvent("answer")
+                heard.text = answer
+                events(heard)
                 return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }
             }
         } catch {

@@ -32,8 +32,14 @@ struct RecognizerOptions: ParsableArguments {
     )
     var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
 
-    @Option(help: ArgumentHelp("How many n-best alternatives to report at most (0: none, which saves time).", valueName: "n"))
-    var alternatives = PocketSphinxRecognizer.Configuration.default.maximumAlternatives
+    @Option(
+        help: ArgumentHelp(
+            "How many n-best alternatives to report at most (0: none, which saves time).",
+            discussion: "Default: 5 with --grammar; 0 with --intents, whose large grammars make PocketSphinx's n-best search slow.",
+            valueName: "n"
+        )
+    )
+    var alternatives: Int?
 
     @Option(
         name: .customLong("decoder-option"),
@@ -54,7 +60,7 @@ struct RecognizerOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
-        guard alternatives >= 0 else { throw ValidationError("--alternatives must be 0 or more") }
+        if let alternatives, alternatives < 0 { throw ValidationError("--alternatives must be 0 or more") }
         guard (0...1).contains(rejectionThreshold) else {
             throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
         }
@@ -71,7 +77,7 @@ struct RecognizerOptions: ParsableArguments {
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
         configuration.rejectionThreshold = rejectionThreshold
-        configuration.maximumAlternatives = alternatives
+        configuration.maximumAlternatives = alternatives ?? (catalog == nil ? configuration.maximumAlternatives : 0)
         if withoutPhoneLoop {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly

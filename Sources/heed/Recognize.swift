@@ -27,7 +27,8 @@ struct Recognize: ParsableCommand {
               heed recognize --intents intents examples/audio/set_a_timer_for_5_minutes.wav
 
             With --intents, the grammar is compiled from the intent definitions and each \
-            result names the intent and its typed parameters (none when rejected).
+            result names the intent and its typed parameters (also when the result is \
+            rejected: `heed run --audio` is what refuses to act on a rejected recording).
             """
     )
 
@@ -49,7 +50,7 @@ struct Recognize: ParsableCommand {
             do {
                 let audio = try AudioFile.read(file, format: audio.format)
                 let result = try recognizer.recognize(audio)
-                let intent = result.rejected ? nil : catalog?.parse(result.text).first
+                let intent = catalog?.parse(result.text).first
                 let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil)
                 print(json ? try jsonLine(output) : Self.describe(output))
             } catch let error as AudioError {

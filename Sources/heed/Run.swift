@@ -54,11 +54,18 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A recording (WAV) of the command, recognized instead of TEXT.", valueName: "file.wav"))
     var audio: String?
 
+    @Option(
+        name: .customLong("reject-below"),
+        help: ArgumentHelp("With --audio: treat a recognition whose confidence is below this (0–1) as not a command.", valueName: "confidence")
+    )
+    var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
+
     @Argument(help: ArgumentHelp("What the user said.", valueName: "text"))
     var text: String?
 
     func validate() throws {
         if (text == nil) == (audio == nil) { throw ValidationError("give the command as TEXT or as --audio FILE.wav, not both or neither") }
+        guard (0...1).contains(rejectionThreshold) else { throw ValidationError("--reject-below must be between 0 and 1") }
     }
 
     func run() async throws {
@@ -94,7 +101,10 @@ extension Run {
     /// The command's words: TEXT, or what the recognizer heard in `--audio`; `nil` when rejected.
     private func heard(catalog: IntentCatalog) throws -> String? {
         guard let audio else { return text }
-        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), logger: Logger(label: "heed"))
+        var configuration = PocketSphinxRecognizer.Configuration.default
+        configuration.rejectionThreshold = rejectionThreshold
+        configuration.maximumAlternatives = 0
+        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), configuration: configuration, logger: Logger(label: "heed"))
         let result = try recognizer.recognize(try AudioFile.read(audio))
         if json {
             var event = RecognitionEvent(result: result)

@@ -270,3 +270,73 @@ struct DispatchTests {
         #expect(result.ending == .noHandler)
     }
 }
+
+/// `heed run` end to end: the built binary, real plugins, text and recorded audio.
+@Suite("heed run command line")
+struct RunCommandTests {
+    static let timerRecording = Fixtures.packageRoot.appendingPathComponent("examples/audio/set_a_timer_for_5_minutes.wav").path
+
+    private func heed(_ arguments: [String], state: URL) throws -> (status: Int32, output: String, error: String) {
+        // Run from the package root: intents/, grammars/ and plugins/ are found there.
+        let process = Process()
+        process.executableURL = Fixtures.heedBinary
+        process.arguments = arguments + ["--state-dir", state.path]
+        process.currentDirectoryURL = Fixtures.packageRoot
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test(
+        .enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us"),
+        arguments: [("authorized", true), ("denied", false), ("restricted", false), ("notDetermined", false)]
+    )
+    func recordedAudioIsDispatchedOnlyWhenAuthorized(status: String, dispatched: Bool) throws {
+        let state = try Fixtures.temporaryDirectory()
+        if status == "authorized" || status == "denied" {
+            let verb = status == "authorized" ? "grant" : "deny"
+            #expect(try heed(["auth", verb, "org.heed.timer"], state: state).status == 0)
+        }
+        var arguments = ["run", "--json", "--audio", Self.timerRecording, "--reject-below", "0.1"]
+        if status == "restricted" {
+            let config = state.appendingPathComponent("config.json")
+            let policy = state.appendingPathComponent("policy.json")
+            try "{\"restricted\": [\"org.heed.timer\"]}".write(to: policy, atomically: true, encoding: .utf8)
+            try "{\"policyFile\": \"\(policy.path)\"}".write(to: config, atomically: true, encoding: .utf8)
+            arguments += ["--config", config.path]
+        }
+        // notDetermined: no terminal and no --answer, so the question goes unanswered.
+        let result = try heed(arguments, state: state)
+        #expect(result.output.contains("\"text\":\"set a timer for five minutes\""))
+        #expect(result.output.contains("\"event\":\"handle\"") == dispatched, "\(result.output)\(result.error)")
+        #expect((result.status == 0) == dispatched)
+    }
+
+    @Test func typedTextIsDispatchedAndReportsEachStep() throws {
+        let state = try Fixtures.temporaryDirectory()
+        let result = try heed(["run", "--json", "set a timer", "--answer", "yes", "--answer", "ninety seconds"], state: state)
+        #expect(result.status == 0)
+        let events = result.output.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        #expect(events.compactMap { $0["event"] as? String } == [
+            "intent", "prompt", "answer", "authorization", "resolve", "prompt", "answer", "resolve", "resolve", "confirm", "handle", "response", "end",
+            // The authorization question comes first: Timers is not determined in a fresh state folder.
+        ])
+        #expect(events.last?["outcome"] as? String == "success")
+        #expect(events.first { $0["event"] as? String == "handle" }?["milliseconds"] != nil)
+    }
+
+    @Test func unmatchedTextFailsWithStatus1() throws {
+        let result = try heed(["run", "what is the meaning of life"], state: try Fixtures.temporaryDirectory())
+        #expect(result.status == 1)
+        #expect(result.error.contains("no intent matches"))
+    }
+}
