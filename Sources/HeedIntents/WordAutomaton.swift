@@ -1,4 +1,4 @@
-import HeedCore
+public import HeedCore
 /// Every sentence a grammar accepts, as a compact automaton over words: the form a recognizer loads
 /// directly as a finite-state grammar (sphinxbase `fsg_model_init`/`fsg_model_trans_add`), without
 /// the null transitions and rule inlining of `jsgf_build_fsg`.
@@ -21,26 +21,11 @@ import HeedCore
 ///
 /// A recognizer FSG has one final state; ``withSingleFinalState()`` gives that form.
 public struct WordAutomaton: Sendable, Hashable {
-    /// A transition that consumes one word.
-    public struct Arc: Sendable, Hashable {
-        /// The state the arc leaves.
-        public var from: Int
-        /// The state the arc enters.
-        public var to: Int
-        /// The word it consumes, lower-case.
-        public var word: String
+    /// The recognizer's form: the same states and arcs.
+    public var wordGraph: WordGraph { WordGraph(stateCount: stateCount, start: start, finals: finals, arcs: arcs) }
 
-        /// Creates an arc.
-        /// - Parameters:
-        ///   - from: The state the arc leaves.
-        ///   - to: The state the arc enters.
-        ///   - word: The word it consumes.
-        public init(from: Int, to: Int, word: String) {
-            self.from = from
-            self.to = to
-            self.word = word
-        }
-    }
+    /// A transition that consumes one word: the recognizer's word-graph arc.
+    public typealias Arc = WordGraph.Arc
 
     /// The number of states, `0..<stateCount`.
     public var stateCount: Int

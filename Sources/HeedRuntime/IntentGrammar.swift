@@ -1,4 +1,4 @@
-public import HeedCore
+import HeedCore
 public import HeedIntents
 public import HeedSpeech
 
@@ -27,18 +27,7 @@ extension IntentCatalog {
                 at: first.1
             )
         }
-        return Grammar(name: "intents", wordGraph: WordGraph(automaton(vocabulary: vocabulary)))
+        return Grammar(name: "intents", wordGraph: automaton(vocabulary: vocabulary).wordGraph)
     }
 }
 
-extension WordGraph {
-    /// The recognizer's form of an intent catalog's word automaton.
-    public init(_ automaton: WordAutomaton) {
-        self.init(
-            stateCount: automaton.stateCount,
-            start: automaton.start,
-            finals: automaton.finals,
-            arcs: automaton.arcs.map { Arc(from: $0.from, to: $0.to, word: $0.word) }
-        )
-    }
-}
