@@ -9,16 +9,22 @@ extension IntentCatalog {
     /// - Parameters:
     ///   - vocabulary: registered terms by vocabulary type.
     ///   - dictionaryPath: the CMU-format dictionary the recognizer will use.
+    ///   - additionalPronunciations: pronunciations of words the dictionary lacks (vocabulary).
     /// - Returns: the compiled JSGF grammar.
     /// - Throws: ``SourceError`` at the first template, rule or term that uses a word without
     ///   a pronunciation (all such words are listed), or ``RecognizerError`` when the
     ///   dictionary cannot be read.
     public func recognitionGrammar(
         vocabulary: [String: [String]] = [:],
-        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath,
+        additionalPronunciations: [String: [String]] = [:]
     ) throws -> Grammar {
         let compiled = grammar(vocabulary: vocabulary)
-        let missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(compiled.words.keys.sorted(), dictionaryPath: dictionaryPath)
+        let missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(
+            compiled.words.keys.sorted(),
+            dictionaryPath: dictionaryPath,
+            additionalPronunciations: additionalPronunciations
+        )
         if let first = missing.compactMap({ word in compiled.words[word].map { (word, $0) } }).min(by: { $0.1 < $1.1 }) {
             let all = missing.map { word in compiled.words[word].map { "'\(word)' (\($0))" } ?? "'\(word)'" }
             throw SourceError(

@@ -64,6 +64,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         public var confidence: ConfidenceModel
         /// Results whose confidence is below this are rejected.
         public var rejectionThreshold: Double
+        /// Pronunciations that win over the dictionary's (registered vocabulary, user
+        /// overrides): word → one or more ARPAbet phone strings ("R UW T S IH K S T IY S IH K S").
+        public var additionalPronunciations: [String: [String]] = [:]
 
         /// Debian's pocketsphinx-en-us paths and the calibrated defaults.
         public static let `default` = Configuration(
@@ -133,8 +136,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             throw Self.withLog(error, log.takeRecentErrors())
         }
         let words = compiled.words.filter { !Self.isFiller($0) }
-        let dictionary = try PronunciationDictionary(path: configuration.dictionaryPath, words: Set(words))
-        let missing = dictionary.missing(from: words)
+        let additional = configuration.additionalPronunciations
+        let dictionary = try PronunciationDictionary(path: configuration.dictionaryPath, words: Set(words.filter { additional[$0] == nil }))
+        let missing = dictionary.missing(from: words.filter { additional[$0] == nil })
         guard missing.isEmpty else {
             throw RecognizerError(
                 .wordsMissing,
@@ -143,6 +147,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         }
         for entry in dictionary.entries {
             decoder.addWord(entry.word, phones: entry.phones, update: false)
+        }
+        for (word, variants) in additional where words.contains(word) {
+            for (index, phones) in variants.enumerated() {
+                // Alternates are `word(2)`, `word(3)`: the FSG search tries them all.
+                guard decoder.addWord(index == 0 ? word : "\(word)(\(index + 1))", phones: phones, update: false) else {
+                    throw RecognizerError(.wordsMissing, "the pronunciation \"\(phones)\" of \"\(word)\" uses a phone the model does not have")
+                }
+            }
         }
         do {
             try decoder.addSearch(compiled, name: Self.grammarSearch)
@@ -263,9 +275,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the dictionary cannot be read.
     public static func wordsWithoutPronunciation(
         _ words: [String],
-        dictionaryPath: String = Configuration.default.dictionaryPath
+        dictionaryPath: String = Configuration.default.dictionaryPath,
+        additionalPronunciations: [String: [String]] = [:]
     ) throws(RecognizerError) -> [String] {
-        try PronunciationDictionary(path: dictionaryPath, words: Set(words)).missing(from: words)
+        let unknown = words.filter { additionalPronunciations[$0] == nil }
+        return try PronunciationDictionary(path: dictionaryPath, words: Set(unknown)).missing(from: unknown)
     }
 
     /// Whether the grammar accepts `text` (words separated by spaces).
