@@ -194,11 +194,21 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
         let cpuStart = threadCPUSeconds()
-        let best = try decode(search: Self.grammarSearch)
+        var lastWords: String?
+        let best = try decode(search: Self.grammarSearch, lastWords: &lastWords)
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
-        let words = best.filter { !Self.isFiller($0.word) }
-        let alignment = try align(words.map { Self.baseWord($0.word) })
+        var words = best.filter { !Self.isFiller($0.word) }
+        let alignment: [RawSegment]
+        if hypothesis == nil, let recovered = recoveredSentence(lastWords) {
+            // The search reached a sentence end but kept no exit into PocketSphinx's final
+            // state ("Final result does not match the grammar"): take the sentence its best
+            // path had completed, with the times of the alignment.
+            alignment = try align(recovered)
+            words = alignment.filter { !Self.isFiller($0.word) }
+        } else {
+            alignment = try align(words.map { Self.baseWord($0.word) })
+        }
         let aligned = alignment.isEmpty ? best : alignment
         let phones = configuration.phoneLoopReference ? try decode(search: Self.phoneLoopSearch) : []
         let cpuSeconds = threadCPUSeconds() - cpuStart
@@ -246,14 +256,28 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// Runs one search over the buffered utterance and returns its segments.
     private func decode(search: String) throws(RecognizerError) -> [RawSegment] {
+        var ignored: String?
+        return try decode(search: search, lastWords: &ignored)
+    }
+
+    /// Runs one search; `lastWords` gets the best path at the last frame before the search
+    /// is finalised (whatever grammar state it is in).
+    private func decode(search: String, lastWords: inout String?) throws(RecognizerError) -> [RawSegment] {
         try decoder.selectSearch(search)
         decoder.startStream()
         try decoder.startUtterance()
         try utterance.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
             try decoder.process(samples, wholeUtterance: true)
         }
+        lastWords = decoder.hypothesis()?.text
         try decoder.endUtterance()
         return decoder.segments()
+    }
+
+    /// The words of the last frame's best path when they are a whole sentence of the grammar.
+    private func recoveredSentence(_ text: String?) -> [String]? {
+        let words = (text ?? "").split(separator: " ").map(String.init).filter { !Self.isFiller($0) }.map(Self.baseWord)
+        return !words.isEmpty && grammar.accepts(words) ? words : nil
     }
 
     /// n-best hypotheses that the grammar really allows, once each, best first.
