@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "HeedSpeech",
             dependencies: [
-                "HeedCore", "CPocketSphinx", "CHeedShims",
+                "HeedCore", "CPocketSphinx", "CHeedShims", "CEspeakNG",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -40,6 +40,7 @@ struct Eval: ParsableCommand {
 
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var intents: IntentOptions
+    @OptionGroup var vocabulary: VocabularyOptions
 
     @Option(help: ArgumentHelp("A noise recording (WAV) to mix into every recording.", valueName: "file.wav"))
     var noise: String?
@@ -60,12 +61,13 @@ struct Eval: ParsableCommand {
     func run() throws {
         let manifest = try Manifest(path: manifest)
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
-        var recognizer = try recognizer.makeRecognizer(catalog: catalog)
+        let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
+        var recognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
         let condition = try noise.map { path in
             Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
         }
         let showProgress = standardErrorIsTerminal
-        let evaluation = Evaluation(manifest: manifest, intents: catalog?.parser(vocabulary: [:]), noise: condition)
+        let evaluation = Evaluation(manifest: manifest, intents: catalog?.parser(vocabulary: registered.terms), noise: condition)
         let report = try evaluation.run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds) { index, count, file in
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K[\(index)/\(count)] \(file)".utf8)) }
         }

@@ -69,9 +69,9 @@ struct RecognizerOptions: ParsableArguments {
         }
     }
 
-    /// Loads the recognizer with the grammar of `--grammar`, or of `catalog` when given.
-    /// Its errors end the command with status 1.
-    func makeRecognizer(catalog: IntentCatalog? = nil) throws -> PocketSphinxRecognizer {
+    /// Loads the recognizer with the grammar of `--grammar`, or of `catalog` when given (with the
+    /// registered `vocabulary`). Its errors end the command with status 1.
+    func makeRecognizer(catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty) throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
@@ -90,7 +90,12 @@ struct RecognizerOptions: ParsableArguments {
         if catalog != nil, grammar != nil {
             throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
         }
-        let recognitionGrammar = try catalog.map { try $0.recognitionGrammar(dictionaryPath: dictionary) } ?? Grammar.file(try resolvedGrammarPath())
+        if catalog != nil { configuration.additionalPronunciations = vocabulary.additionalPronunciations }
+        let recognitionGrammar =
+            try catalog.map {
+                try $0.recognitionGrammar(
+                    vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
+            } ?? Grammar.file(try resolvedGrammarPath())
         return try PocketSphinxRecognizer(
             grammar: recognitionGrammar,
             configuration: configuration,
@@ -205,7 +210,12 @@ struct PluginOptions: ParsableArguments {
     /// The plugin folders to search.
     var searchFolders: [URL] {
         if !folders.isEmpty { return folders.map { URL(fileURLWithPath: $0) } }
-        return [URL(fileURLWithPath: "plugins"), HeedDirectories.standard().data.appendingPathComponent("plugins")]
+        return Self.defaultSearchFolders
+    }
+
+    /// plugins/ in the current folder and `$XDG_DATA_HOME/heed/plugins`.
+    static var defaultSearchFolders: [URL] {
+        [URL(fileURLWithPath: "plugins"), HeedDirectories.standard().data.appendingPathComponent("plugins")]
     }
 
     /// The installed plugins; a broken manifest is reported and skipped.
@@ -228,5 +238,31 @@ func bootstrapLogging(verbose: Bool) {
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = verbose ? .debug : .warning
         return handler
+    }
+}
+
+/// Where registered vocabulary (`heed vocab`) is read from.
+struct VocabularyOptions: ParsableArguments {
+    @Option(
+        name: .customLong("data-dir"),
+        help: ArgumentHelp("Where registered vocabulary is kept (default: $XDG_DATA_HOME/heed).", valueName: "dir")
+    )
+    var dataDirectory: String?
+
+    /// The data folder: `directory` when given, else the configuration's.
+    static func dataDirectory(_ directory: String?) throws -> URL {
+        if let directory { return URL(fileURLWithPath: directory) }
+        return try HeedConfiguration.load().dataDirectory
+    }
+
+    /// The registered vocabulary of the apps installed in `pluginFolders`, for the recognizer and parser.
+    func snapshot(
+        pluginFolders: [URL] = PluginOptions.defaultSearchFolders,
+        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+    ) throws -> VocabularySnapshot {
+        let manifests = PluginCatalog.discover(in: pluginFolders).manifests
+        return try VocabularyStore(
+            dataDirectory: try Self.dataDirectory(dataDirectory), manifests: manifests, dictionaryPath: dictionaryPath
+        ).snapshot()
     }
 }

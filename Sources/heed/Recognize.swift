@@ -35,6 +35,7 @@ struct Recognize: ParsableCommand {
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var audio: AudioOptions
     @OptionGroup var intents: IntentOptions
+    @OptionGroup var vocabulary: VocabularyOptions
 
     @Flag(help: "Print one JSON object per file, one per line.")
     var json = false
@@ -44,13 +45,15 @@ struct Recognize: ParsableCommand {
 
     func run() throws {
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
-        let recognizer = try recognizer.makeRecognizer(catalog: catalog)
+        let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
+        let parser = catalog?.parser(vocabulary: registered.terms)
+        let recognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
         var failed = false
         for file in files {
             do {
                 let audio = try AudioFile.read(file, format: audio.format)
                 let result = try recognizer.recognize(audio)
-                let intent = catalog?.parse(result.text).first
+                let intent = parser?.parse(result.text).first
                 let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil)
                 print(json ? try jsonLine(output) : Self.describe(output))
             } catch let error as AudioError {

@@ -38,6 +38,7 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var intents: IntentOptions
     @OptionGroup var plugins: PluginOptions
+    @OptionGroup var vocabulary: VocabularyOptions
 
     @Flag(name: .customLong("dry-run"), help: "Print the parsed intent; do not dispatch it.")
     var dryRun = false
@@ -71,8 +72,9 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         bootstrapLogging(verbose: plugins.verbose)
-        guard let text = try heard(catalog: catalog) else { throw ExitCode.failure }
-        guard let match = catalog.parse(text).first else {
+        let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders)
+        guard let text = try heard(catalog: catalog, vocabulary: registered) else { throw ExitCode.failure }
+        guard let match = catalog.parser(vocabulary: registered.terms).parse(text).first else {
             if json { print("{\"event\":\"intent\",\"intent\":null}") }
             printError("heed: no intent matches \"\(text)\"")
             throw ExitCode.failure
@@ -98,13 +100,17 @@ struct Run: AsyncParsableCommand {
 }
 
 extension Run {
-    /// The command's words: TEXT, or what the recognizer heard in `--audio`; `nil` when rejected.
-    private func heard(catalog: IntentCatalog) throws -> String? {
+    /// The command's words: TEXT, or what the recognizer heard in `--audio` (with the registered
+    /// vocabulary); `nil` when rejected.
+    private func heard(catalog: IntentCatalog, vocabulary: VocabularySnapshot) throws -> String? {
         guard let audio else { return text }
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.rejectionThreshold = rejectionThreshold
         configuration.maximumAlternatives = 0
-        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), configuration: configuration, logger: Logger(label: "heed"))
+        configuration.additionalPronunciations = vocabulary.additionalPronunciations
+        let grammar = try catalog.recognitionGrammar(
+            vocabulary: vocabulary.terms, additionalPronunciations: vocabulary.additionalPronunciations)
+        let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "heed"))
         let result = try recognizer.recognize(try AudioFile.read(audio))
         if json {
             var event = RecognitionEvent(result: result)
