@@ -278,20 +278,7 @@ struct RunCommandTests {
 
     private func heed(_ arguments: [String], state: URL) throws -> (status: Int32, output: String, error: String) {
         // Run from the package root: intents/, grammars/ and plugins/ are found there.
-        let process = Process()
-        process.executableURL = Fixtures.heedBinary
-        process.arguments = arguments + ["--state-dir", state.path]
-        process.currentDirectoryURL = Fixtures.packageRoot
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        try Fixtures.run(Fixtures.heedBinary, arguments + ["--state-dir", state.path], in: Fixtures.packageRoot)
     }
 
     @Test(

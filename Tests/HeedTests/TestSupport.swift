@@ -53,11 +53,15 @@ enum Fixtures {
     }
 
     /// Runs a program and returns its exit status, standard output and standard error.
+    ///
+    /// Standard input is empty; `directory` is the working directory (default: this process's).
     @discardableResult
-    static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

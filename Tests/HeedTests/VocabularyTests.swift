@@ -398,23 +398,11 @@ private struct VocabCLI {
     }
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = Fixtures.heedBinary
-        process.currentDirectoryURL = Fixtures.packageRoot
         let common = ["--data-dir", dataDirectory.path, "--plugins", Fixtures.packageRoot.appendingPathComponent("plugins").path]
         let subcommands: Set<String> = ["set", "add", "remove", "list", "clear", "import", "pronounce", "override"]
         let full = arguments.count >= 2 && arguments[0] == "vocab" && subcommands.contains(arguments[1])
             ? Array(arguments.prefix(2)) + common + arguments.dropFirst(2) : arguments
-        process.arguments = full
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+        return try Fixtures.run(Fixtures.heedBinary, full, in: Fixtures.packageRoot)
     }
 }
 
