@@ -144,13 +144,18 @@ struct IntentFileReader {
             let known = "integer, number, boolean, duration, ordinal, enumeration, vocabulary, phrase"
             throw reader.error("unknown parameter type '\(typeName)'; expected one of \(known)", at: typeNode.location)
         }
+        let minimum = try object["minimum"].map { try reader.number($0, "'minimum'") }
+        let maximum = try object["maximum"].map { try reader.number($0, "'maximum'") }
+        if let minimum, let maximum, minimum > maximum, let node = object["maximum"] {
+            throw reader.error("'maximum' \(SpokenNumbers.numeral(for: maximum)) is below 'minimum' \(SpokenNumbers.numeral(for: minimum))", at: node.location)
+        }
         return ParameterDefinition(
             name: name,
             type: type,
             isRequired: try object.bool("required", default: true),
             prompt: try object.optionalString("prompt"),
-            minimum: try object["minimum"].map { try reader.number($0, "'minimum'") },
-            maximum: try object["maximum"].map { try reader.number($0, "'maximum'") },
+            minimum: minimum,
+            maximum: maximum,
             location: nameNode.location,
             phraseExpansion: phraseExpansion
         )

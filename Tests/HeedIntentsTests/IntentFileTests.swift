@@ -191,3 +191,17 @@ import Testing
         #expect(catalog.intent(named: "setTimer")?.response("success", values: ["duration": .duration(seconds: 600)]) == "Timer set for ten minutes.")
     }
 }
+
+@Suite struct ParameterRangeTests {
+    @Test func maximumBelowMinimumIsALocatedError() {
+        let text = """
+            {"domain": "x", "intents": [{"name": "setVolume", "description": "d",
+              "parameters": [{"name": "level", "type": "integer", "minimum": 100, "maximum": 0}],
+              "templates": ["volume {level}"]}]}
+            """
+        // Loading used to accept this and the parser then trapped on an empty range.
+        let error = loadError(text)
+        #expect(error?.hasPrefix("intents/test.json:2:") == true, "\(error ?? "no error")")
+        #expect(error?.contains("error: 'maximum' 0 is below 'minimum' 100") == true, "\(error ?? "no error")")
+    }
+}
