@@ -92,6 +92,7 @@ public struct ConversationLimits: Sendable, Hashable {
 /// the user's confirmation where the intent asks for it, then handle.
 public actor Dispatcher {
     private let catalog: IntentCatalog
+    private let vocabulary: [String: [String]]
     private let manifests: [PluginManifest]
     private let authorization: AuthorizationStore
     private let limits: ConversationLimits
@@ -105,6 +106,7 @@ public actor Dispatcher {
     ///
     /// - Parameters:
     ///   - catalog: the intent definitions (parameters in order, prompts, responses).
+    ///   - vocabulary: registered terms by vocabulary type, for the answers to questions.
     ///   - manifests: the installed plugins.
     ///   - authorization: the users' decisions and the admin policy.
     ///   - limits: the turn limit.
@@ -112,6 +114,7 @@ public actor Dispatcher {
     ///   - logger: receives plugins' standard error and Heed's own diagnostics.
     public init(
         catalog: IntentCatalog,
+        vocabulary: [String: [String]] = [:],
         manifests: [PluginManifest],
         authorization: AuthorizationStore,
         limits: ConversationLimits = .init(),
@@ -119,6 +122,7 @@ public actor Dispatcher {
         logger: Logger
     ) {
         self.catalog = catalog
+        self.vocabulary = vocabulary
         self.manifests = manifests
         self.authorization = authorization
         self.limits = limits
@@ -325,7 +329,7 @@ public actor Dispatcher {
                     return await conversation.end(.cancelled, "Cancelled.")
                 }
                 guard let value = catalog.answerCatalog(intent: definition.name, parameter: parameter.name)?
-                    .parse(answer).first?.parameters[parameter.name]
+                    .parser(vocabulary: vocabulary).parse(answer).first?.parameters[parameter.name]
                 else {
                     await conversation.user.tell("Sorry, I didn't get that.")
                     continue

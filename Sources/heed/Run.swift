@@ -85,6 +85,7 @@ struct Run: AsyncParsableCommand {
         }
         let dispatcher = Dispatcher(
             catalog: catalog,
+            vocabulary: registered.terms,
             manifests: try plugins.installedPlugins(),
             authorization: try plugins.authorizationStore(),
             logger: Logger(label: "heed")

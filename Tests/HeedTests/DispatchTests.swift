@@ -209,6 +209,22 @@ struct DispatchTests {
         #expect(events.all.first { $0.event == "resolve" && $0.outcome == "success" }?.values == [.number(5400)])
     }
 
+    @Test func aMissingPlaylistIsAskedForAndTheAnswerUsesRegisteredVocabulary() async throws {
+        let dispatcher = Dispatcher(
+            catalog: Self.catalog,
+            vocabulary: ["playlistTitle": ["Morning Jazz", "Road Trip"]],
+            manifests: Self.examples,
+            authorization: try Self.store(authorized: ["org.heed.media"]),
+            logger: Logger(label: "test")
+        )
+        let user = ScriptedUser(["morning jazz"])
+        let result = await dispatcher.dispatch(IntentMatch(intent: "playMedia", parameters: [:]), user: user)
+        await dispatcher.shutdown()
+        #expect(user.questions.count == 1)
+        #expect(result.ending == .success)
+        #expect(result.message.contains("Morning Jazz"))
+    }
+
     @Test func cancelEndsTheConversationAtAnyTurn() async throws {
         let match = IntentMatch(intent: "setTimer", parameters: [:])
         let (result, _, events) = await Self.run(match, store: try Self.store(authorized: ["org.heed.timer"]), answers: ["cancel"])
