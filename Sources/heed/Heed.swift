@@ -6,7 +6,7 @@ import Foundation
 struct Heed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heed",
-        abstract: "Offline voice commands: recognize speech, turn it into intents, measure it.",
+        abstract: "Offline voice commands: recognize speech, turn it into intents, carry them out through plugins.",
         discussion: """
             Exit status: 0 success, 1 failure (an unreadable file, a bad grammar, a decoder \
             error), 2 usage error (unknown option, missing argument).

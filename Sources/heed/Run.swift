@@ -10,7 +10,7 @@ import Logging
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Carry out a typed command, as if it had been spoken: intent → plugin.",
+        abstract: "Carry out a command, typed or recorded: intent → plugin.",
         discussion: """
             The text is parsed with the templates that build the recognizer's grammar \
             (numbers may be typed as numerals or words), then the plugin of the app that \
