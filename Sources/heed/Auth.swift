@@ -41,53 +41,23 @@ struct Auth: ParsableCommand {
 // MARK: - Options and context
 
 extension Auth {
-    /// The options every `heed auth` subcommand takes.
+    /// The options every `heed auth` subcommand takes: the plugin and state options of
+    /// every command that dispatches, and `--json`.
     struct Options: ParsableArguments {
         @Flag(help: "Print JSON instead of text.")
         var json = false
 
-        @Option(
-            name: .customLong("state-dir"),
-            help: ArgumentHelp(
-                "Where authorization decisions are kept.",
-                discussion: "Default: stateDirectory in the config, else $XDG_STATE_HOME/heed (~/.local/state/heed).",
-                valueName: "dir"
-            )
-        )
-        var stateDirectory: String?
-
-        @Option(
-            name: .customLong("config"),
-            help: ArgumentHelp("The config file (default: $XDG_CONFIG_HOME/heed/config.json).", valueName: "file")
-        )
-        var configFile: String?
-
-        @Option(
-            name: .customLong("plugins"),
-            help: ArgumentHelp(
-                "A folder of plugins, or one plugin folder (repeatable).",
-                discussion: "Default: plugins/ in the current folder (the built-in examples) and $XDG_DATA_HOME/heed/plugins.",
-                valueName: "dir"
-            )
-        )
-        var pluginFolders: [String] = []
+        @OptionGroup var plugins: PluginOptions
 
         /// Loads the config, the store and the installed plugins.
         func context() throws -> Context {
-            let directories = HeedDirectories.standard()
             let configuration = try HeedConfiguration.load(
-                file: configFile.map { URL(fileURLWithPath: $0) },
-                directories: directories,
-                stateDirectory: stateDirectory.map { URL(fileURLWithPath: $0) })
-            let folders =
-                pluginFolders.isEmpty
-                ? [URL(fileURLWithPath: "plugins"), directories.data.appendingPathComponent("plugins")]
-                : pluginFolders.map { URL(fileURLWithPath: $0) }
-            let discovery = PluginCatalog.discover(in: folders)
-            for error in discovery.errors { Auth.printError("heed: warning: \(error)") }
+                file: plugins.configFile.map { URL(fileURLWithPath: $0) },
+                directories: HeedDirectories.standard(),
+                stateDirectory: plugins.stateDirectory.map { URL(fileURLWithPath: $0) })
             return Context(
-                configuration: configuration, store: configuration.authorizationStore, manifests: discovery.manifests,
-                pluginFolders: folders, json: json)
+                configuration: configuration, store: configuration.authorizationStore, manifests: try plugins.installedPlugins(),
+                pluginFolders: plugins.searchFolders, json: json)
         }
     }
 
