@@ -54,11 +54,7 @@ extension Vocab {
         @Flag(help: "Print JSON instead of text.")
         var json = false
 
-        @Option(
-            name: .customLong("data-dir"),
-            help: ArgumentHelp("Where vocabulary is kept (default: $XDG_DATA_HOME/heed, ~/.local/share/heed).", valueName: "dir")
-        )
-        var dataDirectory: String?
+        @OptionGroup var vocabulary: VocabularyOptions
 
         @Option(
             name: .customLong("plugins"),
@@ -79,7 +75,7 @@ extension Vocab {
             let discovery = PluginCatalog.discover(in: folders)
             for error in discovery.errors { printError("heed: warning: \(error)") }
             return VocabularyStore(
-                dataDirectory: try VocabularyOptions.dataDirectory(dataDirectory), manifests: discovery.manifests,
+                dataDirectory: try VocabularyOptions.dataDirectory(vocabulary.dataDirectory), manifests: discovery.manifests,
                 dictionaryPath: dictionary)
         }
     }
