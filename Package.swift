@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "heed",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPluginProtocol", "HeedPlugins", "HeedRuntime",
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -32,7 +32,8 @@ public enum ExpectedAnswer: Sendable, Hashable {
 
 /// One step of a conversation, as `heed run --json` prints it (one JSON object a line).
 public struct ConversationEvent: Sendable, Encodable {
-    /// `intent`, `authorization`, `resolve`, `prompt`, `answer`, `confirm`, `handle`, `response`, `end`.
+    /// `intent`, `authorization`, `resolve`, `prompt`, `answer`, `confirm`, `handle`, `response`,
+    /// `end`, and `notification` (`heed run --wait`).
     public var event: String
     public var intent: String?
     public var parameters: [String: PluginValue]?
@@ -45,6 +46,13 @@ public struct ConversationEvent: Sendable, Encodable {
     public var milliseconds: Double?
 
     init(_ event: String) { self.event = event }
+
+    /// `{"event": "notification", "text": …}`: what a plugin announced on its own.
+    public static func notification(_ text: String) -> ConversationEvent {
+        var event = ConversationEvent("notification")
+        event.text = text
+        return event
+    }
 }
 
 /// How a conversation ended.
@@ -373,6 +381,25 @@ public actor Dispatcher {
         let host = PluginHost(manifest: manifest, executableURL: manifest.executableURL(), limits: pluginLimits, logger: logger)
         hosts[manifest.appID] = host
         return host
+    }
+
+    /// Delivers what running plugins announce on their own (a timer that ended), for a while.
+    ///
+    /// - Parameters:
+    ///   - duration: how long to listen.
+    ///   - receive: called with each notification, from whichever plugin sent it.
+    public func notifications(for duration: Duration, _ receive: @escaping @Sendable (PluginNotification) -> Void) async {
+        let streams = hosts.values.map(\.notifications)
+        await withTaskGroup(of: Void.self) { group in
+            for stream in streams {
+                group.addTask {
+                    for await notification in stream { receive(notification) }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: duration) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Stops every plugin process.

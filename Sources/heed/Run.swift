@@ -3,6 +3,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedIntents
+import HeedPluginProtocol
 import HeedPlugins
 import HeedSpeech
 import HeedRuntime
@@ -33,6 +34,7 @@ struct Run: AsyncParsableCommand {
               heed run --json "play playlist road trip" --answer yes --answer "the second one"
               heed run --dry-run --intents intents/examples/coffee.json "can I get a large latte"
               heed run --audio examples/audio/set_a_timer_for_5_minutes.wav --answer yes
+              heed run "set a tea timer for three seconds" --wait 5
             """
     )
 
@@ -61,12 +63,21 @@ struct Run: AsyncParsableCommand {
     )
     var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
 
+    @Option(
+        help: ArgumentHelp(
+            "After the conversation, keep the plugins running this many seconds and show what they announce (a timer that ends).",
+            valueName: "seconds"
+        )
+    )
+    var wait: Double?
+
     @Argument(help: ArgumentHelp("What the user said.", valueName: "text"))
     var text: String?
 
     func validate() throws {
         if (text == nil) == (audio == nil) { throw ValidationError("give the command as TEXT or as --audio FILE.wav, not both or neither") }
         guard (0...1).contains(rejectionThreshold) else { throw ValidationError("--reject-below must be between 0 and 1") }
+        if let wait, !(0...86_400).contains(wait) { throw ValidationError("--wait must be between 0 and 86400 seconds") }
     }
 
     func run() async throws {
@@ -94,6 +105,17 @@ struct Run: AsyncParsableCommand {
         let printJSON = json
         let result = await dispatcher.dispatch(match, user: user) { event in
             if printJSON, let line = try? jsonLine(event) { print(line) }
+        }
+        if let wait, result.ending == .success || result.ending == .inProgress {
+            await dispatcher.notifications(for: .milliseconds(Int(wait * 1000))) { notification in
+                if printJSON {
+                    var event = ConversationEvent.notification(notification.text)
+                    event.intent = notification.intent
+                    if let line = try? jsonLine(event) { print(line) }
+                } else {
+                    print(notification.text)
+                }
+            }
         }
         await dispatcher.shutdown()
         if result.ending != .success && result.ending != .inProgress { throw ExitCode.failure }

@@ -337,6 +337,13 @@ struct RunCommandTests {
         #expect(events.first { $0["event"] as? String == "handle" }?["milliseconds"] != nil)
     }
 
+    @Test func aTimerFiresWhileHeedWaits() throws {
+        let state = try Fixtures.temporaryDirectory()
+        let result = try heed(["run", "--json", "set a tea timer for two seconds", "--answer", "yes", "--wait", "8"], state: state)
+        #expect(result.status == 0)
+        #expect(result.output.contains(#"{"event":"notification","intent":"setTimer","text":"Your tea timer is done."}"#), "\(result.output)")
+    }
+
     @Test func unmatchedTextFailsWithStatus1() throws {
         let result = try heed(["run", "what is the meaning of life"], state: try Fixtures.temporaryDirectory())
         #expect(result.status == 1)
