@@ -155,9 +155,8 @@ struct SynthesizedSpeechTests {
             #expect(audio.sampleRate == 16_000)
             if try recognizer.recognize(audio).text == command { right += 1 }
         }
-        // Measured: 9 of 10 ("next" is heard as "no"). Synthetic speech scores low
-        // confidence: the confidence model is fitted on real recordings.
-        #expect(right >= 8)
+        // Measured: 10 of 10 (espeak-ng en-us); before the decoder dithered digital silence, 9.
+        #expect(right >= 9)
     }
 }
 
@@ -254,9 +253,8 @@ struct SynthesizedIntentTests {
             let result = try recognizer.recognize(try AudioFile.read(file.path))
             if catalog.parse(result.text).first?.intent == command.intent { right += 1 }
         }
-        // Measured: 8 of 12 (espeak-ng en-us). For 4 ("set a timer for ten minutes", "how much
-        // time is left", "next track", "add milk to my shopping list") PocketSphinx finds no
-        // path to the grammar's final state at all: see the README, "Known problems".
-        #expect(right >= 7)
+        // Measured: 12 of 12 (espeak-ng en-us). Before the decoder dithered digital silence,
+        // 4 of them got no hypothesis at all.
+        #expect(right >= 11)
     }
 }
