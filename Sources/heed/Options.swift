@@ -187,7 +187,7 @@ struct IntentOptions: ParsableArguments {
 }
 
 /// Where plugins and Heed's state are.
-struct PluginOptions: ParsableArguments {
+struct PluginFolderOptions: ParsableArguments {
     @Option(
         name: .customLong("plugins"),
         help: ArgumentHelp(
@@ -197,15 +197,6 @@ struct PluginOptions: ParsableArguments {
         )
     )
     var folders: [String] = []
-
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where authorization decisions are kept (default: $XDG_STATE_HOME/heed).", valueName: "dir"))
-    var stateDirectory: String?
-
-    @Option(name: .customLong("config"), help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/heed/config.json).", valueName: "file"))
-    var configFile: String?
-
-    @Flag(name: .shortAndLong, help: "Show plugins' standard error and Heed's diagnostics.")
-    var verbose = false
 
     /// The plugin folders to search.
     var searchFolders: [URL] {
@@ -224,6 +215,26 @@ struct PluginOptions: ParsableArguments {
         for error in discovery.errors { printError("heed: warning: \(error)") }
         return discovery.manifests
     }
+}
+
+/// Where plugins and Heed's state are: for the commands that dispatch or decide who may.
+struct PluginOptions: ParsableArguments {
+    @OptionGroup var plugins: PluginFolderOptions
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where authorization decisions are kept (default: $XDG_STATE_HOME/heed).", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/heed/config.json).", valueName: "file"))
+    var configFile: String?
+
+    @Flag(name: .shortAndLong, help: "Show plugins' standard error and Heed's diagnostics.")
+    var verbose = false
+
+    /// The plugin folders to search.
+    var searchFolders: [URL] { plugins.searchFolders }
+
+    /// The installed plugins; a broken manifest is reported and skipped.
+    func installedPlugins() throws -> [PluginManifest] { try plugins.installedPlugins() }
 
     func authorizationStore() throws -> AuthorizationStore {
         let configuration = try HeedConfiguration.load(file: configFile.map { URL(fileURLWithPath: $0) })
@@ -257,7 +268,7 @@ struct VocabularyOptions: ParsableArguments {
 
     /// The registered vocabulary of the apps installed in `pluginFolders`, for the recognizer and parser.
     func snapshot(
-        pluginFolders: [URL] = PluginOptions.defaultSearchFolders,
+        pluginFolders: [URL] = PluginFolderOptions.defaultSearchFolders,
         dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
     ) throws -> VocabularySnapshot {
         let manifests = PluginCatalog.discover(in: pluginFolders).manifests

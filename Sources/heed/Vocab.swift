@@ -56,26 +56,15 @@ extension Vocab {
 
         @OptionGroup var vocabulary: VocabularyOptions
 
-        @Option(
-            name: .customLong("plugins"),
-            help: ArgumentHelp(
-                "A folder of plugins (repeatable).",
-                discussion: "Default: plugins/ in the current folder (the built-in examples) and $XDG_DATA_HOME/heed/plugins.",
-                valueName: "dir"
-            )
-        )
-        var pluginFolders: [String] = []
+        @OptionGroup var plugins: PluginFolderOptions
 
         @Option(help: ArgumentHelp("The pronunciation dictionary (CMU format).", valueName: "file"))
         var dictionary = PocketSphinxRecognizer.Configuration.default.dictionaryPath
 
         /// The store over the data folder and the installed plugins.
         func store() throws -> VocabularyStore {
-            let folders = pluginFolders.isEmpty ? PluginOptions.defaultSearchFolders : pluginFolders.map { URL(fileURLWithPath: $0) }
-            let discovery = PluginCatalog.discover(in: folders)
-            for error in discovery.errors { printError("heed: warning: \(error)") }
             return VocabularyStore(
-                dataDirectory: try VocabularyOptions.dataDirectory(vocabulary.dataDirectory), manifests: discovery.manifests,
+                dataDirectory: try VocabularyOptions.dataDirectory(vocabulary.dataDirectory), manifests: try plugins.installedPlugins(),
                 dictionaryPath: dictionary)
         }
     }
