@@ -107,9 +107,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     public init(grammar: Grammar, configuration: Configuration = .default, logger: Logger) throws(RecognizerError) {
         let started = ContinuousClock.now
         self.configuration = configuration
-        let log = SphinxLogSink(logger: logger)
+        let log = SphinxLogSink.shared
+        log.use(logger)
         self.log = log
-        installSphinxLog(log)
         guard FileManager.default.fileExists(atPath: configuration.modelDirectory + "/mdef") else {
             throw RecognizerError(.decoderInitFailed, "no acoustic model in \(configuration.modelDirectory) (install pocketsphinx-en-us or pass --model)")
         }

@@ -330,15 +330,11 @@ final class FiniteStateGrammar {
     }
 }
 
-/// Routes sphinxbase's log to `sink`, or silences it with `nil`.
+/// Routes sphinxbase's log to `sink`, which lives as long as the process.
 ///
 /// The corresponding C function is `err_set_callback`, reached through a shim.
-func installSphinxLog(_ sink: SphinxLogSink?) {
-    guard let sink else {
-        heed_sphinx_set_log_handler(nil, nil)
-        return
-    }
-    let context = Unmanaged.passRetained(sink).toOpaque()
+func installSphinxLog(_ sink: SphinxLogSink) {
+    let context = Unmanaged.passUnretained(sink).toOpaque()
     heed_sphinx_set_log_handler(
         { context, level, message in
             guard let context, let message else { return }
