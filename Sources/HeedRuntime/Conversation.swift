@@ -190,23 +190,18 @@ public actor Dispatcher {
         if conversation.turnsExhausted { return await conversation.end(.unresolved, "That took too many turns; please start again.") }
         let confirmIntent = conversation.pluginIntent
         let confirmation = await conversation.timed { await host.confirm(confirmIntent) }
-        var confirmEvent = ConversationEvent("confirm")
-        confirmEvent.app = manifest.appID
-        confirmEvent.milliseconds = confirmation.milliseconds
+        func reportConfirm(_ outcome: String, _ text: String? = nil) {
+            conversation.report("confirm", app: manifest.appID, outcome: outcome, text: text, milliseconds: confirmation.milliseconds)
+        }
         switch confirmation.reply.result {
         case .failure(let failure):
-            confirmEvent.outcome = "failure"
-            confirmEvent.text = failure.reason
-            conversation.events(confirmEvent)
+            reportConfirm("failure", failure.reason)
             return await conversation.end(.failure, failure.reason)
         case .success(.failure(let reason)):
-            confirmEvent.outcome = "failure"
-            confirmEvent.text = reason
-            conversation.events(confirmEvent)
+            reportConfirm("failure", reason)
             return await conversation.end(.failure, reason)
         case .success(.ready):
-            confirmEvent.outcome = "ready"
-            conversation.events(confirmEvent)
+            reportConfirm("ready")
         }
         if definition.requiresConfirmation {
             let question = "Do you want to \(Self.phrase(for: definition))?"
@@ -219,19 +214,14 @@ public actor Dispatcher {
 
         let handleIntent = conversation.pluginIntent
         let handled = await conversation.timed { await host.handle(handleIntent) }
-        var handleEvent = ConversationEvent("handle")
-        handleEvent.app = manifest.appID
-        handleEvent.milliseconds = handled.milliseconds
         switch handled.reply.result {
         case .failure(let failure):
-            handleEvent.outcome = "failure"
-            handleEvent.text = failure.reason
-            conversation.events(handleEvent)
+            conversation.report("handle", app: manifest.appID, outcome: "failure", text: failure.reason, milliseconds: handled.milliseconds)
             return await conversation.end(.failure, failure.reason)
         case .success(let outcome):
-            handleEvent.outcome = outcome.status.rawValue
-            handleEvent.text = outcome.response
-            conversation.events(handleEvent)
+            conversation.report(
+                "handle", app: manifest.appID, outcome: outcome.status.rawValue, text: outcome.response, milliseconds: handled.milliseconds
+            )
             let fallback = definition.response(outcome.status == .failure ? "failure" : "success", values: conversation.typedValues(of: definition))
             let message = outcome.response ?? fallback ?? (outcome.status == .failure ? "That didn't work." : "Done.")
             switch outcome.status {
@@ -484,6 +474,16 @@ struct Conversation<User: ConversationUser> {
             await user.tell("Please answer yes or no.")
         }
         return .cancelled
+    }
+
+    /// Sends one step's event.
+    func report(_ name: String, app: String, outcome: String, text: String? = nil, milliseconds: Double) {
+        var event = ConversationEvent(name)
+        event.app = app
+        event.outcome = outcome
+        event.text = text
+        event.milliseconds = milliseconds
+        events(event)
     }
 
     /// Ends the conversation: tells the user and returns the result.
