@@ -25,6 +25,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config. Each has exactly one importer.
@@ -41,7 +42,7 @@ let package = Package(
 
         .target(name: "HeedCore", swiftSettings: swiftSettings),
         .target(name: "HeedIntents", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
-        .target(name: "HeedAudio", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
+        .target(name: "HeedAudio", dependencies: ["HeedCore", "CALSA"], swiftSettings: swiftSettings),
         // Plugins: the wire protocol (no dependencies), what plugin authors import, the C
         // helper over json-c, the host that runs plugins as child processes, the examples.
         .target(name: "HeedPluginProtocol", swiftSettings: swiftSettings),
@@ -70,6 +71,7 @@ let package = Package(
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -80,6 +82,7 @@ let package = Package(
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
