@@ -1,0 +1,18 @@
+/// A stream of 16 kHz mono signed 16-bit samples, read in chunks: a microphone, or a file
+/// played as if it were one.
+///
+/// Not `Sendable`: one reader owns a source (the listener reads it on a thread of its own,
+/// because reading a device blocks).
+public protocol AudioSource: AnyObject {
+    /// Samples per second of what ``read(maximumFrames:)`` returns.
+    var sampleRate: Int { get }
+
+    /// A name for messages: the device name or the file path.
+    var name: String { get }
+
+    /// Reads up to `maximumFrames` samples, waiting until at least one is available.
+    ///
+    /// - Returns: The samples; an empty array only at the end of a finite source.
+    /// - Throws: ``AudioError`` when the device or file fails and cannot be recovered.
+    func read(maximumFrames: Int) throws(AudioError) -> [Int16]
+}
