@@ -16,3 +16,25 @@ public protocol AudioSource: AnyObject {
     /// - Throws: ``AudioError`` when the device or file fails and cannot be recovered.
     func read(maximumFrames: Int) throws(AudioError) -> [Int16]
 }
+
+extension AudioSource {
+    /// Reads and drops `seconds` of audio: what a microphone heard while Heed was speaking.
+    ///
+    /// - Throws: ``AudioError`` when reading fails.
+    public func discard(seconds: Double) throws(AudioError) {
+        var remaining = Int(seconds * Double(sampleRate))
+        while remaining > 0 {
+            let chunk = try read(maximumFrames: min(remaining, 1024))
+            if chunk.isEmpty { return }
+            remaining -= chunk.count
+        }
+    }
+}
+
+/// Somewhere to play audio: a loudspeaker, or a file standing in for one.
+public protocol AudioSink: AnyObject {
+    /// Plays mono samples and returns when they have been played.
+    ///
+    /// - Throws: ``AudioError`` when the device fails.
+    func play(_ samples: [Int16], sampleRate: Int) throws(AudioError)
+}

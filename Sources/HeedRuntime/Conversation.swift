@@ -13,11 +13,16 @@ public protocol ConversationUser: Sendable {
     /// - Parameters:
     ///   - question: what to say or show.
     ///   - expecting: what kind of answer the conversation can use.
+    ///   - app: the app whose conversation this is; `nil` for Heed's own questions (authorization).
     /// - Returns: the words the user said or typed, or `nil` when no answer came.
-    func ask(_ question: String, expecting: ExpectedAnswer) async -> String?
+    func ask(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String?
 
     /// Shows or says a response, a prompt's outcome or a failure.
-    func tell(_ text: String) async
+    ///
+    /// - Parameters:
+    ///   - text: what to show or say.
+    ///   - app: the app whose conversation this is, once known.
+    func tell(_ text: String, app: PluginManifest?) async
 }
 
 /// What kind of answer a question wants; a voice front end makes a small grammar of it.
@@ -180,6 +185,7 @@ public actor Dispatcher {
             return await conversation.end(.noHandler, "No installed app handles \(definition.name).")
         }
         if let refusal = await authorize(manifest, &conversation) { return refusal }
+        conversation.app = manifest
         let host = host(for: manifest)
         activeApp = manifest.appID
 
@@ -245,7 +251,7 @@ public actor Dispatcher {
                 var question = ConversationEvent("prompt")
                 question.text = prompt.question
                 events(question)
-                let answer = await user.ask(prompt.question, expecting: .yesOrNo)
+                let answer = await user.ask(prompt.question, expecting: .yesOrNo, app: nil)
                 var heard = ConversationEvent("answer")
                 heard.text = answer
                 events(heard)
@@ -329,7 +335,7 @@ public actor Dispatcher {
                 guard let value = catalog.answerCatalog(intent: definition.name, parameter: parameter.name)?
                     .parser(vocabulary: vocabulary).parse(answer).first?.parameters[parameter.name]
                 else {
-                    await conversation.user.tell("Sorry, I didn't get that.")
+                    await conversation.tell("Sorry, I didn't get that.")
                     continue
                 }
                 conversation.parameters[parameter.name] = PluginValue(value)
@@ -343,7 +349,7 @@ public actor Dispatcher {
                     return await conversation.end(.cancelled, "Cancelled.")
                 }
                 guard let index = Self.choice(answer, among: names) else {
-                    await conversation.user.tell("Sorry, I didn't get which one.")
+                    await conversation.tell("Sorry, I didn't get which one.")
                     continue
                 }
                 conversation.parameters[parameter.name] = options[index]
@@ -431,6 +437,8 @@ struct Conversation<User: ConversationUser> {
     let user: User
     let events: @Sendable (ConversationEvent) -> Void
     var parameters: [String: PluginValue]
+    /// The app handling the intent, once it is authorized.
+    var app: PluginManifest?
     private var turns = 0
 
     init(match: IntentMatch, catalog: IntentCatalog, limits: ConversationLimits, user: User, events: @escaping @Sendable (ConversationEvent) -> Void) {
@@ -459,7 +467,7 @@ struct Conversation<User: ConversationUser> {
         var prompt = ConversationEvent("prompt")
         prompt.text = question
         events(prompt)
-        let answer = await user.ask(question, expecting: expecting)
+        let answer = await user.ask(question, expecting: expecting, app: app)
         var heard = ConversationEvent("answer")
         heard.text = answer
         events(heard)
@@ -471,7 +479,7 @@ struct Conversation<User: ConversationUser> {
         while !turnsExhausted {
             guard let answer = await ask(question, expecting: .yesOrNo) else { return .cancelled }
             if let decision = YesOrNo(answer: answer) { return decision }
-            await user.tell("Please answer yes or no.")
+            await tell("Please answer yes or no.")
         }
         return .cancelled
     }
@@ -491,8 +499,13 @@ struct Conversation<User: ConversationUser> {
         var event = ConversationEvent("response")
         event.text = message
         events(event)
-        await user.tell(message)
+        await user.tell(message, app: app)
         return ConversationResult(ending: ending, message: message)
+    }
+
+    /// Tells the user something in the middle of the conversation.
+    func tell(_ text: String) async {
+        await user.tell(text, app: app)
     }
 
     /// The parameters as typed values, for the intent's response texts.

@@ -25,6 +25,11 @@ public struct Grammar: Sendable, Hashable {
         self.source = .wordGraph(wordGraph)
     }
 
+    /// The word graph, for a grammar made from one.
+    public var wordGraph: WordGraph? {
+        if case .wordGraph(let graph) = source { graph } else { nil }
+    }
+
     /// Reads a grammar from a `.gram` file.
     ///
     /// - Throws: ``RecognizerError`` `.grammarInvalid` when the file cannot be read.
@@ -80,26 +85,32 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         )
     }
 
-    private static let grammarSearch = "heed_grammar"
     private static let phoneLoopSearch = "heed_phone_loop"
     private static let alignmentSearch = "heed_alignment"
     /// PocketSphinx computes 100 feature frames a second.
     private static let framesPerSecond = 100.0
 
-    private let configuration: Configuration
+    private var configuration: Configuration
     private let decoder: SphinxDecoder
-    private let grammar: FiniteStateGrammar
     private let log: SphinxLogSink
+    /// The loaded grammars by name; each is a named search of the decoder.
+    private var grammars: [String: FiniteStateGrammar] = [:]
+    /// The grammar utterances are recognized with, and its search.
+    private var grammar: FiniteStateGrammar
+    private var activeSearch: String
+    /// Words the decoder has a pronunciation for.
+    private var knownWords: Set<String> = []
     private var utterance: [Int16] = []
     private var utteranceCPUSeconds = 0.0
+    private var liveUtterance = false
 
     /// Seconds spent loading the model, dictionary and grammar.
-    public let loadSeconds: Double
+    public private(set) var loadSeconds = 0.0
 
-    /// Loads the model and compiles `grammar`.
+    /// Loads the model and compiles `grammar`, which becomes the active grammar.
     ///
     /// - Parameters:
-    ///   - grammar: the JSGF grammar; all public rules are accepted.
+    ///   - grammar: the JSGF grammar (all public rules are accepted) or word graph.
     ///   - configuration: model paths and decoder settings.
     ///   - logger: receives PocketSphinx's own log at debug (info for its warnings).
     /// - Throws: ``RecognizerError`` when the model, dictionary or grammar cannot be used,
@@ -129,45 +140,118 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         arguments.merge(configuration.decoderOptions) { _, override in override }
         let decoder = try SphinxDecoder(arguments: arguments)
         self.decoder = decoder
-
-        let compiled: FiniteStateGrammar
+        let compiled = try Self.compile(grammar, with: decoder, log: log)
+        self.grammar = compiled
+        self.activeSearch = Self.searchName(grammar.name)
+        try addPronunciations(of: compiled, named: grammar.name)
         do {
-            switch grammar.source {
-            case .jsgf(let text): compiled = try decoder.compileGrammar(text, name: grammar.name)
-            case .wordGraph(let graph): compiled = decoder.finiteStateGrammar(graph, name: grammar.name)
-            }
-        } catch {
-            throw Self.withLog(error, log.takeRecentErrors())
-        }
-        let words = compiled.words.filter { !Self.isFiller($0) }
-        let additional = configuration.additionalPronunciations
-        let dictionary = try PronunciationDictionary(path: configuration.dictionaryPath, words: Set(words.filter { additional[$0] == nil }))
-        let missing = dictionary.missing(from: words.filter { additional[$0] == nil })
-        guard missing.isEmpty else {
-            throw RecognizerError(
-                .wordsMissing,
-                "\(grammar.name): no pronunciation in \(configuration.dictionaryPath) for: \(missing.joined(separator: ", "))"
-            )
-        }
-        for entry in dictionary.entries {
-            decoder.addWord(entry.word, phones: entry.phones, update: false)
-        }
-        for (word, variants) in additional where words.contains(word) {
-            for (index, phones) in variants.enumerated() {
-                // Alternates are `word(2)`, `word(3)`: the FSG search tries them all.
-                guard decoder.addWord(index == 0 ? word : "\(word)(\(index + 1))", phones: phones, update: false) else {
-                    throw RecognizerError(.wordsMissing, "the pronunciation \"\(phones)\" of \"\(word)\" uses a phone the model does not have")
-                }
-            }
-        }
-        do {
-            try decoder.addSearch(compiled, name: Self.grammarSearch)
+            try decoder.addSearch(compiled, name: activeSearch)
             try decoder.addPhoneLoopSearch(name: Self.phoneLoopSearch)
         } catch {
             throw Self.withLog(error, log.takeRecentErrors())
         }
-        self.grammar = compiled
+        grammars[grammar.name] = compiled
         self.loadSeconds = (ContinuousClock.now - started).seconds
+    }
+
+    // MARK: Grammars
+
+    /// The name of the grammar utterances are recognized with.
+    public var activeGrammar: String { grammar.name }
+
+    /// The names of the loaded grammars.
+    public var loadedGrammars: Set<String> { Set(grammars.keys) }
+
+    /// Compiles a grammar and keeps it under its name, replacing a grammar of that name
+    /// (the registered vocabulary changed), without reloading the model.
+    ///
+    /// Words the decoder does not know yet are looked up in the dictionary or taken from
+    /// ``Configuration/additionalPronunciations``.
+    /// - Parameters:
+    ///   - grammar: the grammar; its name is how ``activateGrammar(named:)`` finds it.
+    ///   - activate: whether utterances are recognized with it from now on.
+    /// - Throws: ``RecognizerError`` when it does not compile or a word has no pronunciation;
+    ///   the grammars loaded before stay as they were.
+    public func loadGrammar(_ grammar: Grammar, activate: Bool = false) throws(RecognizerError) {
+        let compiled = try Self.compile(grammar, with: decoder, log: log)
+        try addPronunciations(of: compiled, named: grammar.name)
+        do {
+            try decoder.addSearch(compiled, name: Self.searchName(grammar.name))
+        } catch {
+            throw Self.withLog(error, log.takeRecentErrors())
+        }
+        grammars[grammar.name] = compiled
+        if activate || self.grammar.name == grammar.name {
+            self.grammar = compiled
+            activeSearch = Self.searchName(grammar.name)
+        }
+    }
+
+    /// Recognizes utterances with a grammar loaded before, from now on.
+    ///
+    /// - Throws: ``RecognizerError`` `.grammarInvalid` when no grammar has that name.
+    public func activateGrammar(named name: String) throws(RecognizerError) {
+        guard let compiled = grammars[name] else {
+            throw RecognizerError(.grammarInvalid, "no grammar named \(name) is loaded")
+        }
+        grammar = compiled
+        activeSearch = Self.searchName(name)
+    }
+
+    /// Pronunciations for words grammars loaded from now on may use (newly registered
+    /// vocabulary); they win over the dictionary's. Words already loaded keep theirs.
+    public func addPronunciations(_ pronunciations: [String: [String]]) {
+        configuration.additionalPronunciations.merge(pronunciations) { _, new in new }
+    }
+
+    private static func searchName(_ grammarName: String) -> String { "heed_grammar:" + grammarName }
+
+    private static func compile(_ grammar: Grammar, with decoder: SphinxDecoder, log: SphinxLogSink) throws(RecognizerError) -> FiniteStateGrammar {
+        do {
+            switch grammar.source {
+            case .jsgf(let text): return try decoder.compileGrammar(text, name: grammar.name)
+            case .wordGraph(let graph): return decoder.finiteStateGrammar(graph, name: grammar.name)
+            }
+        } catch {
+            throw Self.withLog(error, log.takeRecentErrors())
+        }
+    }
+
+    /// Gives the decoder a pronunciation for each word of `compiled` it does not know yet.
+    private func addPronunciations(of compiled: FiniteStateGrammar, named name: String) throws(RecognizerError) {
+        try addPronunciations(for: compiled.words.filter { !Self.isFiller($0) }, source: name)
+    }
+
+    private func addPronunciations(for words: [String], source: String) throws(RecognizerError) {
+        let additional = configuration.additionalPronunciations
+        let new = Set(words).subtracting(knownWords)
+        guard !new.isEmpty else { return }
+        let fromDictionary = new.filter { additional[$0] == nil }
+        let dictionary = try PronunciationDictionary(path: configuration.dictionaryPath, words: fromDictionary)
+        let missing = dictionary.missing(from: fromDictionary.sorted())
+        guard missing.isEmpty else {
+            throw RecognizerError(
+                .wordsMissing,
+                "\(source): no pronunciation in \(configuration.dictionaryPath) for: \(missing.joined(separator: ", "))"
+            )
+        }
+        for (word, variants) in additional where new.contains(word) {
+            for phones in variants {
+                guard (try? GraphemeToPhoneme.validatePhones(phones)) != nil else {
+                    throw RecognizerError(.wordsMissing, "the pronunciation \"\(phones)\" of \"\(word)\" uses a phone the model does not have")
+                }
+            }
+        }
+        for entry in dictionary.entries {
+            decoder.addWord(entry.word, phones: entry.phones, update: false)
+        }
+        for (word, variants) in additional where new.contains(word) {
+            for (index, phones) in variants.enumerated() {
+                // Alternates are `word(2)`, `word(3)`: the FSG search tries them all.
+                decoder.addWord(index == 0 ? word : "\(word)(\(index + 1))", phones: phones, update: false)
+            }
+        }
+        knownWords.formUnion(new)
     }
 
     // MARK: Recognition
@@ -208,7 +292,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             )
         }
         var lastWords: String?
-        let best = try decode(search: Self.grammarSearch, lastWords: &lastWords)
+        let best = try decode(search: activeSearch, lastWords: &lastWords)
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
         var words = best.filter { !Self.isFiller($0.word) }
@@ -251,6 +335,37 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         )
     }
 
+    // MARK: Live decoding
+
+    /// Starts decoding an utterance as it is spoken, with the active grammar, for partial
+    /// results. The final result still comes from ``recognize(_:)`` on the whole utterance
+    /// (its cepstral mean over all of it is more accurate than the running one).
+    public func startLiveDecoding() throws(RecognizerError) {
+        if liveUtterance { stopLiveDecoding() }
+        try decoder.selectSearch(activeSearch)
+        try decoder.startUtterance()
+        liveUtterance = true
+    }
+
+    /// Feeds the next chunk of the live utterance.
+    ///
+    /// - Returns: The best path's words so far (the partial hypothesis), possibly empty.
+    public func decodeLive(_ chunk: [Int16]) throws(RecognizerError) -> String {
+        guard liveUtterance else { return "" }
+        try chunk.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
+            try decoder.process(samples, wholeUtterance: false)
+        }
+        let words = (decoder.hypothesis()?.text ?? "").split(separator: " ").map(String.init)
+        return words.filter { !Self.isFiller($0) }.map(Self.baseWord).joined(separator: " ")
+    }
+
+    /// Ends live decoding, discarding its result.
+    public func stopLiveDecoding() {
+        guard liveUtterance else { return }
+        liveUtterance = false
+        try? decoder.endUtterance()
+    }
+
     /// The RMS level below which no 20 ms frame of an utterance holds speech (-60 dBFS).
     static let speechLevelFloor = 32.0
 
@@ -289,6 +404,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Runs one search; `lastWords` gets the best path at the last frame before the search
     /// is finalised (whatever grammar state it is in).
     private func decode(search: String, lastWords: inout String?) throws(RecognizerError) -> [RawSegment] {
+        stopLiveDecoding()
         try decoder.selectSearch(search)
         decoder.startStream()
         try decoder.startUtterance()

@@ -227,17 +227,19 @@ struct PluginOptions: ParsableArguments {
     @Option(name: .customLong("config"), help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/heed/config.json).", valueName: "file"))
     var configFile: String?
 
-    @Flag(name: .shortAndLong, help: "Show plugins' standard error and Heed's diagnostics.")
-    var verbose = false
-
     /// The plugin folders to search.
     var searchFolders: [URL] { plugins.searchFolders }
 
     /// The installed plugins; a broken manifest is reported and skipped.
     func installedPlugins() throws -> [PluginManifest] { try plugins.installedPlugins() }
 
+    /// The configuration file's settings.
+    func configuration() throws -> HeedConfiguration {
+        try HeedConfiguration.load(file: configFile.map { URL(fileURLWithPath: $0) })
+    }
+
     func authorizationStore() throws -> AuthorizationStore {
-        let configuration = try HeedConfiguration.load(file: configFile.map { URL(fileURLWithPath: $0) })
+        let configuration = try configuration()
         let state = stateDirectory.map { URL(fileURLWithPath: $0) } ?? configuration.stateDirectory
         return AuthorizationStore(stateDirectory: state, policyFile: configuration.policyFile)
     }
@@ -271,9 +273,15 @@ struct VocabularyOptions: ParsableArguments {
         pluginFolders: [URL] = PluginFolderOptions.defaultSearchFolders,
         dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
     ) throws -> VocabularySnapshot {
+        try store(pluginFolders: pluginFolders, dictionaryPath: dictionaryPath).snapshot()
+    }
+
+    /// The vocabulary store of the apps installed in `pluginFolders`.
+    func store(
+        pluginFolders: [URL] = PluginFolderOptions.defaultSearchFolders,
+        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+    ) throws -> VocabularyStore {
         let manifests = PluginCatalog.discover(in: pluginFolders).manifests
-        return try VocabularyStore(
-            dataDirectory: try Self.dataDirectory(dataDirectory), manifests: manifests, dictionaryPath: dictionaryPath
-        ).snapshot()
+        return VocabularyStore(dataDirectory: try Self.dataDirectory(dataDirectory), manifests: manifests, dictionaryPath: dictionaryPath)
     }
 }

@@ -45,6 +45,9 @@ struct Run: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the parsed intent; do not dispatch it.")
     var dryRun = false
 
+    @Flag(name: .shortAndLong, help: "Show plugins' standard error and Heed's diagnostics.")
+    var verbose = false
+
     @Flag(help: "Print one JSON event per line: the intent, authorization, each resolve, confirm, handle, with timings.")
     var json = false
 
@@ -82,7 +85,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
-        bootstrapLogging(verbose: plugins.verbose)
+        bootstrapLogging(verbose: verbose)
         let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders)
         guard let text = try heard(catalog: catalog, vocabulary: registered) else { throw ExitCode.failure }
         guard let match = catalog.parser(vocabulary: registered.terms).parse(text).first else {
@@ -171,7 +174,7 @@ actor TerminalUser: ConversationUser {
         self.quiet = quiet
     }
 
-    func ask(_ question: String, expecting: ExpectedAnswer) async -> String? {
+    func ask(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
         if !answers.isEmpty {
             let answer = answers.removeFirst()
             if !quiet { print("\(question) \(answer)") }
@@ -186,7 +189,7 @@ actor TerminalUser: ConversationUser {
         return readLine()
     }
 
-    func tell(_ text: String) async {
+    func tell(_ text: String, app: PluginManifest?) async {
         if !quiet { print(text) }
     }
 }

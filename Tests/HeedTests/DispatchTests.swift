@@ -13,14 +13,14 @@ final class ScriptedUser: ConversationUser {
 
     init(_ answers: [String] = []) { state = Mutex((answers, [], [])) }
 
-    func ask(_ question: String, expecting: ExpectedAnswer) async -> String? {
+    func ask(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
         state.withLock { state in
             state.questions.append(question)
             return state.answers.isEmpty ? nil : state.answers.removeFirst()
         }
     }
 
-    func tell(_ text: String) async { state.withLock { $0.told.append(text) } }
+    func tell(_ text: String, app: PluginManifest?) async { state.withLock { $0.told.append(text) } }
 
     var questions: [String] { state.withLock { $0.questions } }
     var told: [String] { state.withLock { $0.told } }

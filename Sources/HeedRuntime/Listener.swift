@@ -1,0 +1,543 @@
+public import HeedAudio
+public import HeedCore
+public import HeedIntents
+public import HeedPlugins
+public import HeedSpeech
+public import Logging
+import Foundation
+import Synchronization
+
+/// One thing the listener noticed or did, as `heed listen --json` prints it (one object a line).
+public struct ListenerEvent: Sendable, Encodable {
+    /// `listening`, `speechStarted`, `partial`, `speechEnded`, `final`, `wake`, `activated`,
+    /// `ignored`, `intent` (with `--dry-run`), `speech` (a text spoken or not), `vocabulary`,
+    /// `latency`, `stopped`.
+    public var event: String
+    /// Seconds of audio since listening started.
+    public var time: Double?
+    public var text: String?
+    /// For `partial` and `final`: whether this is the last hypothesis of the utterance.
+    public var isFinal: Bool?
+    public var confidence: Double?
+    public var rejected: Bool?
+    /// Other sentences of the grammar the recognizer found likely, best first.
+    public var alternatives: [String]?
+    /// What the listener is doing: `always`, `wakePhrase`, `pushToTalk`; for `speechEnded` how the utterance ended.
+    public var mode: String?
+    public var reason: String?
+    /// For `speech`: whether it was spoken aloud, and the spoken-response status that decided it.
+    public var spoken: Bool?
+    public var status: String?
+    /// The intent parsed (`--dry-run`).
+    public var intent: IntentMatch?
+    /// Stage timings in milliseconds (`decode`, `afterEndOfSpeech`, `endOfSpeechToHandleSent`, …).
+    public var milliseconds: [String: Double]?
+
+    init(_ event: String, time: Double? = nil) {
+        self.event = event
+        self.time = time
+    }
+}
+
+/// What a listener reports: its own events and the conversation's.
+public enum ListenerOutput: Sendable {
+    case listener(ListenerEvent)
+    case conversation(ConversationEvent)
+}
+
+/// The hands-free loop: audio → endpointer → recognizer → intent → conversation → speech.
+///
+/// It runs on a thread of its own (``ThreadExecutor``): reading the microphone, decoding and
+/// playing speech all block, and PocketSphinx must stay on one thread. Dialog turns come back
+/// to it through ``VoiceUser``: each question is spoken, then answered by voice with a grammar
+/// of only that turn's answers.
+public actor Listener {
+    /// How a command is started.
+    public enum Activation: Sendable, Hashable {
+        /// Every utterance is a possible command; rejection keeps out the rest.
+        case always
+        /// A wake phrase opens a command window (the rest of the utterance, or the next one).
+        /// It is spotted with a grammar of the phrase followed by any command, and accepted when
+        /// each of its words' confidence reaches `threshold` (0–1).
+        case wakePhrase(String, threshold: Double)
+        /// A press (``pushToTalk()``, SIGUSR1 in `heed listen`) opens a command window.
+        case pushToTalk
+
+        var name: String {
+            switch self {
+            case .always: "always"
+            case .wakePhrase: "wakePhrase"
+            case .pushToTalk: "pushToTalk"
+            }
+        }
+    }
+
+    /// How the listener behaves.
+    public struct Configuration: Sendable {
+        /// How a command starts.
+        public var activation: Activation = .always
+        /// Where utterances start and end.
+        public var endpointing: Endpointer.Configuration = .standard
+        /// Seconds after a wake phrase or a press in which a command may start.
+        public var commandWindow: Double = 5
+        /// Seconds a dialog turn waits for an answer to start.
+        public var answerTimeout: Double = 8
+        /// Seconds between partial results at most.
+        public var partialInterval: Double = 0.25
+        /// Stop after this many seconds of audio (`nil`: until stopped or the source ends).
+        public var maximumSeconds: Double?
+        /// The config's spoken-response service switch (`spokenResponses`).
+        public var spokenResponses = false
+
+        /// The defaults.
+        public init() {}
+    }
+
+    private let executor = ThreadExecutor(name: "heed-listener")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private let configuration: Configuration
+    private let source: any AudioSource
+    private let recognizer: PocketSphinxRecognizer
+    private let speaker: (any AudioSink)?
+    private let catalog: IntentCatalog
+    private let vocabularyStore: VocabularyStore?
+    private var vocabulary: VocabularySnapshot
+    private var parser: IntentParser
+    private let commandGrammar: String
+    private let dispatcher: Dispatcher?
+    private let authorization: AuthorizationStore?
+    private let emit: @Sendable (ListenerOutput) -> Void
+    private let logger: Logger
+    private var endpointer: Endpointer
+    private let signals = Signals()
+    private var presses = 0
+    private var lastVocabularyCheck = 0.0
+    private var streamEnded = false
+
+    private final class Signals: Sendable {
+        let stop = Atomic<Bool>(false)
+        let presses = Atomic<Int>(0)
+    }
+
+    /// Creates a listener.
+    ///
+    /// - Parameters:
+    ///   - source: the microphone or a file; the listener owns it from now on.
+    ///   - recognizer: a recognizer whose active grammar is the command grammar.
+    ///   - speaker: where spoken responses go; `nil` never speaks.
+    ///   - catalog: the intents the command grammar was compiled from.
+    ///   - vocabulary: the registered vocabulary the grammar was built with.
+    ///   - vocabularyStore: re-read when it changes, to rebuild the grammar without a restart.
+    ///   - dispatcher: carries intents to plugins; `nil` only reports them (`--dry-run`).
+    ///   - authorization: speech permissions (with a dispatcher).
+    ///   - configuration: activation, endpointing and limits.
+    ///   - logger: for diagnostics.
+    ///   - emit: receives every event.
+    public init(
+        source: sending any AudioSource,
+        recognizer: sending PocketSphinxRecognizer,
+        speaker: sending (any AudioSink)?,
+        catalog: IntentCatalog,
+        vocabulary: VocabularySnapshot,
+        vocabularyStore: VocabularyStore?,
+        dispatcher: Dispatcher?,
+        authorization: AuthorizationStore?,
+        configuration: Configuration,
+        logger: Logger,
+        emit: @escaping @Sendable (ListenerOutput) -> Void
+    ) {
+        self.source = source
+        self.recognizer = recognizer
+        self.commandGrammar = recognizer.activeGrammar
+        self.speaker = speaker
+        self.catalog = catalog
+        self.vocabulary = vocabulary
+        self.vocabularyStore = vocabularyStore
+        self.parser = catalog.parser(vocabulary: vocabulary.terms)
+        self.dispatcher = dispatcher
+        self.authorization = authorization
+        self.configuration = configuration
+        self.logger = logger
+        self.emit = emit
+        self.endpointer = Endpointer(configuration: configuration.endpointing)
+    }
+
+    /// Asks the loop to stop at the next chunk of audio (SIGINT, SIGTERM).
+    public nonisolated func stop() { signals.stop.store(true, ordering: .relaxed) }
+
+    /// A press of push-to-talk: the next utterance within the command window is a command.
+    public nonisolated func pushToTalk() { signals.presses.add(1, ordering: .relaxed) }
+
+    private var stopRequested: Bool { signals.stop.load(ordering: .relaxed) }
+
+    // MARK: The loop
+
+    /// Listens until stopped, the source ends or ``Configuration/maximumSeconds`` of audio have passed.
+    ///
+    /// - Throws: ``AudioError`` when the audio source fails, ``RecognizerError`` when decoding fails.
+    public func run() async throws {
+        if case .wakePhrase(let phrase, _) = configuration.activation {
+            try loadWakeGrammar(phrase)
+        }
+        var listening = ListenerEvent("listening", time: 0)
+        listening.mode = configuration.activation.name
+        listening.text = source.name
+        send(listening)
+        defer { send(ListenerEvent("stopped", time: endpointer.position)) }
+        while !stopRequested && !streamEnded {
+            switch configuration.activation {
+            case .always:
+                if case .utterance(let utterance, let result?, let ended) = try nextUtterance(.command, timeout: nil) {
+                    await act(on: result, utterance: utterance, ended: ended)
+                }
+            case .pushToTalk:
+                guard try waitForPress() else { continue }
+                if case .utterance(let utterance, let result?, let ended) = try nextUtterance(.command, timeout: configuration.commandWindow) {
+                    await act(on: result, utterance: utterance, ended: ended)
+                }
+            case .wakePhrase:
+                try await wakeThenCommand()
+            }
+        }
+        await dispatcher?.shutdown()
+    }
+
+    /// What one wait for an utterance came to.
+    private enum Heard {
+        /// An utterance; its recognition unless it was only to be spotted for the wake phrase.
+        case utterance(Endpointer.Utterance, RecognitionResult?, ended: ContinuousClock.Instant)
+        /// No speech started in time.
+        case timedOut
+        /// The source ended or the loop was asked to stop.
+        case over
+    }
+
+    private enum Purpose {
+        case command, answer, wake
+        var decodes: Bool { self != .wake }
+    }
+
+    /// Reads audio until an utterance ends, reporting speech start, partial results and the end.
+    ///
+    /// While the speaker pauses (``Endpointer/Event/likelyEnd(_:)``) the utterance is decoded
+    /// already; if the pause turns out to be the end, that result is used, so the wait after the
+    /// end-of-speech silence is only what is left of the decoding.
+    private func nextUtterance(_ purpose: Purpose, timeout: Double?) throws -> Heard {
+        let started = endpointer.position
+        var speculative: (sampleCount: Int, result: RecognitionResult)?
+        var lastPartial = ""
+        var lastPartialTime = -Double.infinity
+        while true {
+            if stopRequested { return .over }
+            if let timeout, !endpointer.inSpeech, endpointer.position - started > timeout { return .timedOut }
+            if !endpointer.inSpeech, purpose == .command, endpointer.position - lastVocabularyCheck >= 1 {
+                lastVocabularyCheck = endpointer.position
+                refreshVocabulary()
+            }
+            var chunk: [Int16] = []
+            if let maximum = configuration.maximumSeconds, endpointer.position >= maximum {
+                streamEnded = true
+            } else {
+                chunk = try source.read(maximumFrames: 1024)
+                streamEnded = chunk.isEmpty
+            }
+            let wasInSpeech = endpointer.inSpeech
+            let events = streamEnded ? endpointer.finish() : endpointer.process(chunk)
+            if purpose.decodes, wasInSpeech, endpointer.inSpeech, speculative == nil {
+                let partial = try recognizer.decodeLive(chunk)
+                if partial != lastPartial, endpointer.position - lastPartialTime >= configuration.partialInterval {
+                    lastPartial = partial
+                    lastPartialTime = endpointer.position
+                    var event = ListenerEvent("partial", time: endpointer.position)
+                    event.text = partial
+                    event.isFinal = false
+                    send(event)
+                }
+            }
+            for event in events {
+                switch event {
+                case .speechStarted(let time):
+                    send(ListenerEvent("speechStarted", time: time))
+                    if purpose.decodes {
+                        try recognizer.startLiveDecoding()
+                        _ = try recognizer.decodeLive(endpointer.currentSamples)
+                    }
+                case .likelyEnd(let utterance):
+                    guard purpose.decodes else { continue }
+                    speculative = (utterance.samples.count, try recognizer.recognize(utterance.audio))
+                case .speechResumed:
+                    guard purpose.decodes, speculative != nil else { continue }
+                    speculative = nil
+                    try recognizer.startLiveDecoding()
+                    _ = try recognizer.decodeLive(endpointer.currentSamples)
+                case .speechEnded(let utterance):
+                    let ended = ContinuousClock.now
+                    recognizer.stopLiveDecoding()
+                    var report = ListenerEvent("speechEnded", time: utterance.speechEnd)
+                    report.mode = utterance.ending.rawValue
+                    send(report)
+                    guard utterance.ending == .complete || utterance.ending == .streamEnded else {
+                        var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
+                        ignored.reason = utterance.ending == .tooShort ? "too short to be a command" : "too long to be a command"
+                        send(ignored)
+                        speculative = nil
+                        continue
+                    }
+                    guard purpose.decodes else { return .utterance(utterance, nil, ended: ended) }
+                    let result: RecognitionResult
+                    if let speculative, speculative.sampleCount == utterance.samples.count {
+                        result = speculative.result
+                    } else {
+                        result = try recognizer.recognize(utterance.audio)
+                    }
+                    sendFinal(result, at: utterance.speechEnd, ended: ended)
+                    return .utterance(utterance, result, ended: ended)
+                }
+            }
+            if streamEnded { return .over }
+        }
+    }
+
+    /// Reads audio, keeping the noise floor current, until push-to-talk is pressed.
+    private func waitForPress() throws -> Bool {
+        while !stopRequested {
+            let pressed = signals.presses.load(ordering: .relaxed)
+            if pressed > presses {
+                presses = pressed
+                endpointer.reset()
+                send(ListenerEvent("activated", time: endpointer.position))
+                return true
+            }
+            let chunk = try source.read(maximumFrames: 1024)
+            if chunk.isEmpty {
+                streamEnded = true
+                return false
+            }
+            _ = endpointer.process(chunk)
+            if let maximum = configuration.maximumSeconds, endpointer.position >= maximum {
+                streamEnded = true
+                return false
+            }
+        }
+        return false
+    }
+
+    private static let wakeGrammar = "wake"
+
+    /// The wake phrase followed, optionally, by any command: spotting it with the commands
+    /// around it keeps the phrase's words from being stretched over a command said in the
+    /// same breath.
+    private func loadWakeGrammar(_ phrase: String) throws {
+        guard let commands = try catalog.recognitionGrammar(
+            vocabulary: vocabulary.terms, additionalPronunciations: vocabulary.additionalPronunciations
+        ).wordGraph else { return }
+        let words = TextNormalizer.words(phrase)
+        try recognizer.loadGrammar(Grammar(name: Self.wakeGrammar, wordGraph: commands.prefixed(by: words)))
+    }
+
+    /// Waits for the wake phrase; then the rest of that utterance, or the next one within the
+    /// command window, is the command.
+    private func wakeThenCommand() async throws {
+        guard case .wakePhrase(let phrase, let threshold) = configuration.activation,
+            case .utterance(let utterance, _, let ended) = try nextUtterance(.wake, timeout: nil)
+        else { return }
+        try recognizer.activateGrammar(named: Self.wakeGrammar)
+        let spotted = try recognizer.recognize(utterance.audio)
+        try recognizer.activateGrammar(named: commandGrammar)
+        let words = TextNormalizer.words(phrase)
+        let wakeWords = spotted.words.prefix(words.count)
+        guard wakeWords.map(\.word) == words, let last = wakeWords.last,
+            let confidence = wakeWords.map(\.confidence).min(), confidence >= threshold
+        else {
+            var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
+            ignored.reason = "no wake phrase"
+            ignored.text = spotted.text
+            send(ignored)
+            return
+        }
+        var wake = ListenerEvent("wake", time: utterance.start + last.end)
+        wake.text = phrase
+        wake.confidence = confidence
+        send(wake)
+        if spotted.words.count > words.count {
+            // A command in the same breath: recognized on its own, from the end of the phrase.
+            let commandStart = min(utterance.samples.count, Int(last.end * Double(Endpointer.sampleRate)))
+            let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
+            let result = try recognizer.recognize(rest)
+            sendFinal(result, at: utterance.speechEnd, ended: ended)
+            await act(on: result, utterance: utterance, ended: ended)
+            return
+        }
+        if case .utterance(let command, let result?, let commandEnded) = try nextUtterance(.command, timeout: configuration.commandWindow) {
+            await act(on: result, utterance: command, ended: commandEnded)
+        }
+    }
+
+    // MARK: Commands
+
+    /// Parses an accepted result and carries the intent through its conversation.
+    private func act(on result: RecognitionResult, utterance: Endpointer.Utterance, ended: ContinuousClock.Instant) async {
+        guard !result.rejected, !result.text.isEmpty else { return }
+        guard let match = parser.parse(result.text).first else {
+            var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
+            ignored.reason = "no intent matches \"\(result.text)\""
+            send(ignored)
+            return
+        }
+        guard let dispatcher else {
+            var event = ListenerEvent("intent", time: utterance.speechEnd)
+            event.intent = match
+            send(event)
+            return
+        }
+        let emit = self.emit
+        _ = await dispatcher.dispatch(match, user: VoiceUser(listener: self)) { event in
+            emit(.conversation(event))
+            if event.event == "handle", let milliseconds = event.milliseconds {
+                // The handle request went out `milliseconds` before its reply arrived.
+                let sent = ContinuousClock.now - .microseconds(Int(milliseconds * 1000))
+                var latency = ListenerEvent("latency")
+                latency.milliseconds = ["endOfSpeechToHandleSent": (sent - ended).milliseconds]
+                emit(.listener(latency))
+            }
+        }
+    }
+
+    // MARK: Dialog turns
+
+    /// Asks a question by voice: says it, then recognizes the answer with that turn's grammar.
+    func answer(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
+        await say(question, app: app)
+        let grammar = DialogGrammar.grammar(
+            for: expecting, catalog: catalog, vocabulary: vocabulary.terms,
+            hasPronunciation: { word in
+                (try? PocketSphinxRecognizer.wordsWithoutPronunciation(
+                    [word], additionalPronunciations: self.vocabulary.additionalPronunciations).isEmpty) ?? false
+            })
+        do {
+            try recognizer.loadGrammar(grammar, activate: true)
+        } catch {
+            logger.warning("cannot listen for the answer: \(error)")
+            return nil
+        }
+        defer { try? recognizer.activateGrammar(named: commandGrammar) }
+        for attempt in 0..<2 {
+            if attempt > 0 { await say("Sorry, I didn't catch that. \(question)", app: app) }
+            let heard: Heard
+            do {
+                heard = try nextUtterance(.answer, timeout: configuration.answerTimeout)
+            } catch {
+                logger.warning("listening for the answer failed: \(error)")
+                return nil
+            }
+            switch heard {
+            case .utterance(_, let result?, _) where !result.rejected && !result.text.isEmpty:
+                return result.text
+            case .utterance:
+                continue
+            case .timedOut, .over:
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Shows a text and speaks it when the spoken-response service is on and the app may speak.
+    ///
+    /// Heed's own questions (`app` nil) need only the service. An app whose speech permission
+    /// is undetermined is asked once, by voice. While Heed speaks, the microphone is not
+    /// listened to: what it captured meanwhile is dropped.
+    func say(_ text: String, app: PluginManifest?) async {
+        var event = ListenerEvent("speech", time: endpointer.position)
+        event.text = text
+        let status = await spokenResponseStatus(for: app)
+        event.status = status.rawValue
+        guard status == .granted, let speaker else {
+            event.spoken = false
+            send(event)
+            return
+        }
+        do {
+            let speech = try GraphemeToPhoneme.synthesize(text: text)
+            try speaker.play(speech.samples, sampleRate: speech.sampleRate)
+            let seconds = Double(speech.samples.count) / Double(speech.sampleRate)
+            try source.discard(seconds: seconds)
+            recognizer.stopLiveDecoding()
+            endpointer.reset()
+            event.spoken = true
+            event.milliseconds = ["speech": seconds * 1000]
+        } catch {
+            event.spoken = false
+            event.reason = "\(error)"
+        }
+        send(event)
+    }
+
+    private func spokenResponseStatus(for app: PluginManifest?) async -> SpokenResponseStatus {
+        guard configuration.spokenResponses else { return .serviceDisabled }
+        guard let app else { return .granted }
+        guard let authorization else { return .undetermined }
+        do {
+            return try await authorization.requestSpeechPermission(for: app, serviceEnabled: true) { prompt in
+                let answer = await self.answer(prompt.question, expecting: .yesOrNo, app: nil)
+                return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }
+            }
+        } catch {
+            logger.info("speech permission for \(app.appID): \(error)")
+            return .undetermined
+        }
+    }
+
+    // MARK: Vocabulary
+
+    /// Rebuilds the command grammar when the registered vocabulary changed on disk.
+    private func refreshVocabulary() {
+        guard let store = vocabularyStore, store.hasChanged(since: vocabulary) else { return }
+        let started = ContinuousClock.now
+        var event = ListenerEvent("vocabulary", time: endpointer.position)
+        do {
+            let snapshot = try store.snapshot()
+            recognizer.addPronunciations(snapshot.additionalPronunciations)
+            let grammar = try catalog.recognitionGrammar(
+                vocabulary: snapshot.terms, additionalPronunciations: snapshot.additionalPronunciations)
+            try recognizer.loadGrammar(grammar, activate: true)
+            parser = catalog.parser(vocabulary: snapshot.terms)
+            vocabulary = snapshot
+            if case .wakePhrase(let phrase, _) = configuration.activation { try loadWakeGrammar(phrase) }
+            event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
+        } catch {
+            vocabulary.stamp = store.changeStamp()
+            event.reason = "the new vocabulary cannot be used; keeping the old one: \(error)"
+        }
+        event.milliseconds = ["rebuild": (ContinuousClock.now - started).milliseconds]
+        send(event)
+    }
+
+    private func send(_ event: ListenerEvent) { emit(.listener(event)) }
+
+    /// Reports a final result, with how long after the end of speech it was ready.
+    private func sendFinal(_ result: RecognitionResult, at time: Double, ended: ContinuousClock.Instant) {
+        var final = ListenerEvent("final", time: time)
+        final.text = result.text
+        final.isFinal = true
+        final.confidence = result.confidence
+        final.rejected = result.rejected
+        final.alternatives = result.alternatives.map(\.text)
+        final.milliseconds = ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds]
+        send(final)
+    }
+}
+
+/// The user of a conversation heard through the microphone and answered through the speaker.
+public struct VoiceUser: ConversationUser {
+    let listener: Listener
+
+    public func ask(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
+        await listener.answer(question, expecting: expecting, app: app)
+    }
+
+    public func tell(_ text: String, app: PluginManifest?) async {
+        await listener.say(text, app: app)
+    }
+}

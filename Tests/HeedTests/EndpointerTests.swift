@@ -1,0 +1,119 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import Testing
+
+/// The endpointer on real recordings (Debian's pocketsphinx-testdata) joined by quiet or noise.
+@Suite struct EndpointerTests {
+    static let rate = Endpointer.sampleRate
+
+    /// Low, steady background noise (about −60 dBFS), the same on every run.
+    static func roomNoise(seconds: Double, amplitude: Double = 40, seed: UInt64 = 7) -> [Int16] {
+        var state = seed
+        return (0..<Int(seconds * Double(rate))).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let uniform = Double(state >> 11) / Double(1 << 53)
+            return Int16((uniform * 2 - 1) * amplitude)
+        }
+    }
+
+    /// Feeds the stream in 1024-sample chunks, as the listener reads a device, and collects the events.
+    static func events(_ samples: [Int16], _ configuration: Endpointer.Configuration = .standard) -> [Endpointer.Event] {
+        var endpointer = Endpointer(configuration: configuration)
+        var events: [Endpointer.Event] = []
+        var offset = 0
+        while offset < samples.count {
+            let end = min(samples.count, offset + 1024)
+            events += endpointer.process(Array(samples[offset..<end]))
+            offset = end
+        }
+        return events + endpointer.finish()
+    }
+
+    static func utterances(_ events: [Endpointer.Event]) -> [Endpointer.Utterance] {
+        events.compactMap { if case .speechEnded(let utterance) = $0 { utterance } else { nil } }
+    }
+
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func findsEachCardAnnouncementInAStream() throws {
+        var stream = Self.roomNoise(seconds: 1)
+        var starts: [Double] = []
+        var ends: [Double] = []
+        for index in 1...5 {
+            let card = try AudioFile.read("\(Fixtures.testData)/cards/00\(index).wav").samples
+            starts.append(Double(stream.count) / Double(Self.rate))
+            stream += card
+            ends.append(Double(stream.count) / Double(Self.rate))
+            stream += Self.roomNoise(seconds: 1.2, seed: UInt64(index))
+        }
+        let found = Self.utterances(Self.events(stream))
+        #expect(found.count == 5)
+        #expect(found.allSatisfy { $0.ending == .complete })
+        // Each utterance lies within its recording (which has some quiet at both ends of its own).
+        for (utterance, (start, end)) in zip(found, zip(starts, ends)) {
+            #expect(utterance.speechStart >= start - 0.05 && utterance.speechStart < end)
+            #expect(utterance.speechEnd <= end + 0.05 && utterance.speechEnd > start)
+        }
+    }
+
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func findsSpeechInKitchenNoise() throws {
+        guard let corpora = Fixtures.corpora else {
+            print("skipped: the shared corpora are not here (set HEED_CORPORA)")
+            return
+        }
+        let noise = try NoiseMixer(noise: try AudioFile.read(corpora + "/picovoice_barista/noise/kitchen.wav"))
+        var clean = Self.roomNoise(seconds: 2, amplitude: 0)
+        for index in 1...3 {
+            clean += try AudioFile.read("\(Fixtures.testData)/cards/00\(index).wav").samples
+            clean += Self.roomNoise(seconds: 1.5, amplitude: 0)
+        }
+        let noisy = noise.mix(AudioBuffer(samples: clean, sampleRate: Self.rate), snr: 18, seed: 3).samples
+        let found = Self.utterances(Self.events(noisy)).filter { $0.ending == .complete }
+        #expect(found.count == 3)
+    }
+
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func theLikelyEndHasTheSamplesOfTheEnd() throws {
+        let card = try AudioFile.read("\(Fixtures.testData)/cards/001.wav").samples
+        let events = Self.events(Self.roomNoise(seconds: 0.5) + card + Self.roomNoise(seconds: 1))
+        let likely = events.compactMap { if case .likelyEnd(let utterance) = $0 { utterance } else { nil } }
+        let final = try #require(Self.utterances(events).last)
+        let lastLikely = try #require(likely.last)
+        #expect(lastLikely.samples == final.samples)
+        // The end is announced after `endSilence`, the likely end after `tentativeSilence`.
+        #expect(final.samples.count < card.count + Int(0.5 * Double(Self.rate)) + Int(0.3 * Double(Self.rate)))
+    }
+
+    @Test func aSteadyLoudSoundIsTooLongAndTheFloorLearnsIt() {
+        let quiet = Self.roomNoise(seconds: 1)
+        let loud = Self.roomNoise(seconds: 14, amplitude: 6000, seed: 9)
+        let events = Self.events(quiet + loud)
+        let found = Self.utterances(events)
+        #expect(found.first?.ending == .tooLong)
+        // After the cut the noise is the new floor: no second utterance starts within it.
+        #expect(found.filter { $0.ending != .streamEnded }.count == 1)
+    }
+
+    @Test func aClickIsTooShort() {
+        var stream = Self.roomNoise(seconds: 1)
+        stream += Self.roomNoise(seconds: 0.1, amplitude: 8000, seed: 4)
+        stream += Self.roomNoise(seconds: 1)
+        let found = Self.utterances(Self.events(stream))
+        #expect(found.allSatisfy { $0.ending == .tooShort })
+    }
+
+    @Test func digitalSilenceIsNeverSpeech() {
+        #expect(Self.events([Int16](repeating: 0, count: 5 * Self.rate)).isEmpty)
+    }
+
+    @Test func resetForgetsTheUtteranceInProgress() {
+        var endpointer = Endpointer()
+        _ = endpointer.process(Self.roomNoise(seconds: 1))
+        _ = endpointer.process(Self.roomNoise(seconds: 0.5, amplitude: 6000, seed: 2))
+        #expect(endpointer.inSpeech)
+        endpointer.reset()
+        #expect(!endpointer.inSpeech)
+        #expect(endpointer.currentSamples.isEmpty)
+    }
+}

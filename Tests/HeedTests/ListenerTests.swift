@@ -1,0 +1,169 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import HeedIntents
+import HeedRuntime
+import HeedSpeech
+import Logging
+import Synchronization
+import Testing
+
+/// Samples in memory as an audio source: the in-process stand-in for a microphone. The real
+/// capture path (ALSA's file plugin) is tested through `heed listen` in ListenCommandTests.
+final class SamplesSource: AudioSource {
+    private var samples: [Int16]
+    private var offset = 0
+    let sampleRate = AudioBuffer.recognitionSampleRate
+    let name = "samples"
+
+    init(_ samples: [Int16]) { self.samples = samples }
+
+    func read(maximumFrames: Int) throws(AudioError) -> [Int16] {
+        let end = min(samples.count, offset + maximumFrames)
+        defer { offset = end }
+        return Array(samples[offset..<end])
+    }
+}
+
+/// Collects what a listener reports.
+final class ListenerLog: Sendable {
+    private let outputs = Mutex<[ListenerOutput]>([])
+
+    func append(_ output: ListenerOutput) { outputs.withLock { $0.append(output) } }
+
+    var listenerEvents: [ListenerEvent] {
+        outputs.withLock { $0 }.compactMap { if case .listener(let event) = $0 { event } else { nil } }
+    }
+}
+
+enum Speech {
+    /// espeak-ng speech of `text` at 16 kHz, between stretches of quiet.
+    static func utterance(_ text: String, voice: String = "en-us+f2", before: Double = 0.8, after: Double = 1.2) throws -> [Int16] {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("speech.wav")
+        try Fixtures.speak(text, voice: voice, to: file)
+        return EndpointerTests.roomNoise(seconds: before) + (try AudioFile.read(file.path)).samples
+            + EndpointerTests.roomNoise(seconds: after, seed: 11)
+    }
+
+    static func catalog() throws -> IntentCatalog {
+        let root = Fixtures.packageRoot
+        return try IntentCatalog.load(intents: [root.appendingPathComponent("intents")], grammars: [root.appendingPathComponent("grammars")])
+    }
+}
+
+@Suite(.enabled(if: Fixtures.hasPocketSphinx && Fixtures.hasEspeak, "needs pocketsphinx-en-us and espeak-ng"))
+struct ListenerTests {
+    static func listener(
+        _ samples: [Int16], activation: Listener.Activation = .always, log: ListenerLog
+    ) throws -> Listener {
+        let catalog = try Speech.catalog()
+        let recognizer = try PocketSphinxRecognizer(
+            grammar: try catalog.recognitionGrammar(), configuration: .default, logger: Logger(label: "test"))
+        var configuration = Listener.Configuration()
+        configuration.activation = activation
+        return Listener(
+            source: SamplesSource(samples), recognizer: recognizer, speaker: nil, catalog: catalog, vocabulary: .empty,
+            vocabularyStore: nil, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
+            emit: { log.append($0) })
+    }
+
+    @Test func hearsACommandWithPartialsAndReportsTheIntent() async throws {
+        let log = ListenerLog()
+        let listener = try Self.listener(try Speech.utterance("set a timer for ten minutes"), log: log)
+        try await listener.run()
+        let events = log.listenerEvents
+        let names = events.map(\.event)
+        #expect(names.first == "listening")
+        #expect(names.last == "stopped")
+        let started = try #require(names.firstIndex(of: "speechStarted"))
+        let ended = try #require(names.firstIndex(of: "speechEnded"))
+        #expect(started < ended)
+        // Partials come while speaking, before the end; the final one after it.
+        let partials = events.enumerated().filter { $0.element.event == "partial" }
+        #expect(!partials.isEmpty)
+        #expect(partials.allSatisfy { $0.offset > started && $0.offset < ended && $0.element.isFinal == false })
+        let final = try #require(events.first { $0.event == "final" })
+        #expect(final.isFinal == true)
+        #expect(final.text == "set a timer for ten minutes")
+        let intent = try #require(events.first { $0.event == "intent" }?.intent)
+        #expect(intent.intent == "setTimer")
+        #expect(intent.parameters["duration"] == .duration(seconds: 600))
+    }
+
+    @Test func theWakePhraseOpensTheCommand() async throws {
+        let log = ListenerLog()
+        let samples = try Speech.utterance("hey heed") + Speech.utterance("pause", before: 0.2)
+        let listener = try Self.listener(samples, activation: .wakePhrase("hey heed", threshold: 0.1), log: log)
+        try await listener.run()
+        let names = log.listenerEvents.map(\.event)
+        let wake = try #require(names.firstIndex(of: "wake"))
+        let intent = try #require(names.firstIndex(of: "intent"))
+        #expect(wake < intent)
+        #expect(log.listenerEvents.first { $0.event == "intent" }?.intent?.intent == "pause")
+    }
+
+    @Test func withoutTheWakePhraseNothingHappens() async throws {
+        let log = ListenerLog()
+        let listener = try Self.listener(try Speech.utterance("pause"), activation: .wakePhrase("hey heed", threshold: 0.1), log: log)
+        try await listener.run()
+        let events = log.listenerEvents
+        #expect(!events.contains { $0.event == "wake" || $0.event == "intent" })
+        #expect(events.contains { $0.event == "ignored" && $0.reason == "no wake phrase" })
+    }
+
+    @Test func pushToTalkIgnoresSpeechUntilPressed() async throws {
+        let log = ListenerLog()
+        let listener = try Self.listener(try Speech.utterance("pause"), activation: .pushToTalk, log: log)
+        try await listener.run()
+        #expect(!log.listenerEvents.contains { $0.event == "speechStarted" || $0.event == "intent" })
+
+        let pressed = ListenerLog()
+        let second = try Self.listener(try Speech.utterance("pause"), activation: .pushToTalk, log: pressed)
+        second.pushToTalk()
+        try await second.run()
+        let names = pressed.listenerEvents.map(\.event)
+        #expect(names.contains("activated"))
+        #expect(pressed.listenerEvents.first { $0.event == "intent" }?.intent?.intent == "pause")
+    }
+}
+
+/// Switching grammars and spotting a keyphrase on one decoder, without reloading the model.
+@Suite(.enabled(if: Fixtures.hasPocketSphinx && Fixtures.hasEspeak, "needs pocketsphinx-en-us and espeak-ng"))
+struct GrammarSwitchTests {
+    @Test func aDialogTurnGrammarRecognizesOnlyItsAnswers() throws {
+        let catalog = try Speech.catalog()
+        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), logger: Logger(label: "test"))
+        let choice = DialogGrammar.grammar(
+            for: .choice(["road trip", "morning run"]), catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
+        try recognizer.loadGrammar(choice, activate: true)
+        #expect(recognizer.activeGrammar == "answer:choice")
+        #expect(recognizer.accepts("the second one"))
+        #expect(recognizer.accepts("road trip"))
+        #expect(!recognizer.accepts("pause"))
+        let heard = try recognizer.recognize(AudioBuffer(samples: try Speech.utterance("the second one"), sampleRate: 16_000))
+        #expect(heard.text == "the second one")
+        try recognizer.activateGrammar(named: "intents")
+        #expect(recognizer.accepts("pause"))
+        #expect(throws: RecognizerError.self) { try recognizer.activateGrammar(named: "nothing") }
+    }
+
+    @Test func aValueTurnAcceptsTheParameterTypeAndCancel() throws {
+        let catalog = try Speech.catalog()
+        let grammar = DialogGrammar.grammar(
+            for: .value(intent: "setTimer", parameter: "duration"), catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
+        let recognizer = try PocketSphinxRecognizer(grammar: grammar, logger: Logger(label: "test"))
+        #expect(recognizer.accepts("ten minutes"))
+        #expect(recognizer.accepts("cancel"))
+        #expect(!recognizer.accepts("set a timer for ten minutes"))
+    }
+
+    @Test func theWakeGrammarIsThePhraseThenOptionallyACommand() throws {
+        let commands = try #require(try Speech.catalog().recognitionGrammar().wordGraph)
+        let recognizer = try PocketSphinxRecognizer(
+            grammar: Grammar(name: "wake", wordGraph: commands.prefixed(by: ["hey", "heed"])), logger: Logger(label: "test"))
+        #expect(recognizer.accepts("hey heed"))
+        #expect(recognizer.accepts("hey heed pause"))
+        #expect(!recognizer.accepts("pause"))
+        #expect(!recognizer.accepts("hey heed hey heed"))
+    }
+}
