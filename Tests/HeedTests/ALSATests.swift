@@ -222,4 +222,83 @@ struct ALSATests {
         #expect(abs(samples.count - 16_000) < 200)
         #expect((435...445).contains(ALSAFixture.crossings(samples)))
     }
+
+    // MARK: Files as sources
+
+    @Test func fileSourceReturnsChunksThenTheEnd() throws {
+        let fixture = try ALSAFixture()
+        var wav = WAVBuilder()
+        wav.samples = (0..<5_000).map { Int16($0 % 3_000) }
+        let path = fixture.path("five-thousand.wav")
+        try wav.data.write(to: URL(fileURLWithPath: path))
+
+        let source = try FileAudioSource(path: path)
+        #expect(source.name == path)
+        #expect(source.sampleRate == 16_000)
+        #expect(source.durationSeconds == 5_000.0 / 16_000)
+        var chunks: [[Int16]] = []
+        while true {
+            let chunk = try source.read(maximumFrames: 1_600)
+            if chunk.isEmpty { break }
+            chunks.append(chunk)
+        }
+        #expect(chunks.map(\.count) == [1_600, 1_600, 1_600, 200])
+        #expect(chunks.flatMap { $0 } == wav.samples)
+        #expect(try source.read(maximumFrames: 1_600) == [], "the end stays the end")
+    }
+
+    @Test(arguments: [8_000, 44_100])
+    func fileSourceResamplesTo16kHz(rate: Int) throws {
+        let fixture = try ALSAFixture()
+        var wav = WAVBuilder()
+        wav.sampleRate = UInt32(rate)
+        wav.samples = ALSAFixture.tone(440, count: rate, rate: rate)
+        let path = fixture.path("tone-\(rate).wav")
+        try wav.data.write(to: URL(fileURLWithPath: path))
+
+        let source = try FileAudioSource(path: path)
+        #expect(source.durationSeconds == 1)
+        let samples = try read(source, count: 16_000, chunk: 4_096)
+        #expect(samples == (try AudioFile.read(path).samples))
+        #expect(try source.read(maximumFrames: 10) == [])
+        #expect((438...442).contains(ALSAFixture.crossings(samples)))
+    }
+
+    @Test func fileSourceReadsRawAudioByExtension() throws {
+        let fixture = try ALSAFixture()
+        let samples: [Int16] = [5, -5, 300, -300, 32_767, -32_768]
+        let path = try fixture.writeRaw(samples, to: "audio.raw")
+        let source = try FileAudioSource(path: path)
+        #expect(try source.read(maximumFrames: 100) == samples)
+
+        let stereo = try FileAudioSource(path: path, format: .raw(sampleRate: 16_000, channels: 2))
+        #expect(try stereo.read(maximumFrames: 100) == [0, 0, 0], "channels averaged")
+    }
+
+    @Test func fileSourceErrorsKeepTheByteOffset() throws {
+        let fixture = try ALSAFixture()
+        var wav = WAVBuilder()
+        wav.declaredDataSize = 1_000
+        let path = fixture.path("truncated.wav")
+        try wav.data.write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: AudioError.self) { try FileAudioSource(path: path) }
+        #expect(error?.code == .truncated)
+        #expect(error?.description == "\(path): the \"data\" chunk at byte 36 declares 1000 bytes but only 10 follow: the file is truncated")
+        #expect(throws: AudioError(.unreadable, source: fixture.path("none.wav"), reason: "no such file")) {
+            try FileAudioSource(path: fixture.path("none.wav"))
+        }
+    }
+
+    @Test func fileSourceInRealTimeTakesAsLongAsTheAudio() throws {
+        let fixture = try ALSAFixture()
+        let path = try fixture.writeRaw(Array(repeating: 0, count: 8_000), to: "half-second.raw")
+        let source = try FileAudioSource(path: path, realTime: true)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let samples = try read(source, count: 8_000, chunk: 1_600)
+        let elapsed = clock.now - start
+        #expect(samples.count == 8_000)
+        // A lower bound only: the machine may be slow, never fast.
+        #expect(elapsed >= .milliseconds(400), "0.5 s of audio took \(elapsed)")
+    }
 }
