@@ -6,7 +6,7 @@ import Testing
 
 /// Capture and playback through real alsa-lib, without a sound card: PCMs are ALSA's `file`
 /// plugin over its `null` plugin (see ``ALSAFixture``), opened from configuration text with
-/// `snd_pcm_open_lconf`.
+/// `snd_pcm_open_lconf`, or by name from `~/.asoundrc` in a child process.
 @Suite("ALSA audio devices")
 struct ALSATests {
     /// Reads exactly `count` samples in chunks of at most `chunk`.
@@ -300,5 +300,64 @@ struct ALSATests {
         #expect(samples.count == 8_000)
         // A lower bound only: the machine may be slow, never fast.
         #expect(elapsed >= .milliseconds(400), "0.5 s of audio took \(elapsed)")
+    }
+
+    // MARK: By name, from ~/.asoundrc
+
+    /// The environment variable that makes this test binary, run as a child, run the by-name test.
+    static let childDirectory = ProcessInfo.processInfo.environment["HEED_ALSA_CHILD_DIRECTORY"]
+
+    @Test func devicesOpenByNameFromAsoundrcInHOME() throws {
+        // ALSA reads `~/.asoundrc` once per process, through HOME: the test binary runs itself
+        // with HOME set to a folder holding one, and only the test below.
+        let fixture = try ALSAFixture()
+        let samples = ALSAFixture.tone(200, count: 4_000, rate: 16_000)
+        let infile = try fixture.writeRaw(samples, to: "in.raw")
+        let asoundrc = ALSAFixture.capture("filein", infile: infile) + ALSAFixture.playback("fileout", file: fixture.path("out.raw"))
+            + "pcm.!default { type asym  capture.pcm \"filein\"  playback.pcm \"fileout\" }\n"
+        try asoundrc.write(to: fixture.directory.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+
+        let testBinary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        try #require(testBinary.hasSuffix(".xctest"), "runs the test binary again: \(testBinary)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: testBinary)
+        process.arguments = ["--testing-library", "swift-testing", "--filter", "childOpensDevicesByName"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = fixture.directory.path
+        environment["HEED_ALSA_CHILD_DIRECTORY"] = fixture.directory.path
+        environment["ALSA_CONFIG_PATH"] = nil
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+
+        #expect(process.terminationStatus == 0, "\(outputText)\(errorText)")
+        #expect(FileManager.default.fileExists(atPath: fixture.path("child-passed")), "the child ran the test: \(outputText)\(errorText)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path("out.raw"))) == ALSAFixture.rawBytes(samples))
+        #expect(!(outputText + errorText).contains("ALSA lib"), "ALSA printed nothing itself")
+        #expect(!(outputText + errorText).contains("Unknown PCM"))
+    }
+
+    @Test(.enabled(if: ALSATests.childDirectory != nil, "runs in the child of devicesOpenByNameFromAsoundrcInHOME"))
+    func childOpensDevicesByName() throws {
+        let directory = try #require(Self.childDirectory)
+        let expected = try AudioFile.read(directory + "/in.raw", format: .raw(sampleRate: 16_000)).samples
+
+        let capture = try ALSACapture()
+        #expect(capture.name == "default")
+        let captured = try read(capture, count: expected.count, chunk: 1_024)
+        #expect(captured == expected)
+
+        let playback = try ALSAPlayback()
+        try playback.play(captured, sampleRate: 16_000)
+
+        #expect(throws: AudioError.self) { try ALSACapture(device: "heed-no-such-device") }
+        try Data("passed".utf8).write(to: URL(fileURLWithPath: directory + "/child-passed"))
     }
 }
