@@ -54,6 +54,10 @@ public struct AudioError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformed = Code("malformed")
         /// The capture device failed.
         public static let device = Code("device")
+        /// The audio device named does not exist (ALSA's "Unknown PCM", `ENOENT`).
+        public static let deviceNotFound = Code("deviceNotFound")
+        /// The audio device is in use by another program (`EBUSY`).
+        public static let deviceBusy = Code("deviceBusy")
 
         public var description: String { name }
     }
