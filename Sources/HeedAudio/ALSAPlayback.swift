@@ -6,7 +6,7 @@ public import HeedCore
 /// resampling on). Underruns are recovered and counted in ``underruns``.
 ///
 /// Not `Sendable`: one thread plays at a time, because ``play(_:sampleRate:)`` blocks.
-public final class ALSAPlayback {
+public final class ALSAPlayback: AudioSink {
     /// Frames per `snd_pcm_writei` at most.
     static let maximumFramesPerWrite = 1024
     /// Underruns recovered in a row without a frame written before playing gives up.

@@ -1,0 +1,250 @@
+import ArgumentParser
+import Foundation
+import HeedAudio
+import HeedCore
+import HeedIntents
+import HeedPluginProtocol
+import HeedPlugins
+import HeedRuntime
+import HeedSpeech
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+struct Listen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Listen on the microphone for spoken commands and carry them out (hands-free).",
+        discussion: """
+            Audio comes from an ALSA capture device (--device, default "default"), or from a \
+            recording with --input FILE.wav. Each utterance is found by the endpointer (speech, \
+            then --end-silence seconds of quiet), recognized with the grammar compiled from the \
+            intents and the registered vocabulary, rejected when it does not sound like a \
+            command, and carried out through the plugin of the app that handles it. When the \
+            plugin needs a value or a choice, Heed asks by voice and listens for the answer \
+            with a grammar of only that turn's answers ("yes", "the second one", "cancel").
+
+            Activation (--activation):
+              always   every utterance may be a command (the default)
+              wake     say the wake phrase first (--wake-phrase, default "hey heed"): the rest
+                       of the utterance, or the next one within --command-window seconds
+              push     send SIGUSR1 (kill -USR1 PID) to open the command window
+
+            Responses and questions are always printed; they are also spoken (espeak-ng → \
+            --playback-device) when the config's "spokenResponses" is true and the app's \
+            speech permission is granted (asked once; see heed auth speech). While Heed \
+            speaks, what the microphone hears is ignored.
+
+            Registering vocabulary with heed vocab while this runs takes effect within a \
+            second, without a restart. SIGINT and SIGTERM stop cleanly.
+
+            Without a sound card, ALSA's file plugin can stand in for the microphone; see \
+            the README, "Hands-free".
+
+            Examples:
+              heed listen
+              heed listen --activation wake --wake-phrase "hey heed" --json
+              heed listen --input examples/audio/set_a_timer_for_5_minutes.wav --dry-run
+              heed listen --device plughw:1,0 --end-silence 0.4
+            """
+    )
+
+    @OptionGroup var recognizer: RecognizerOptions
+    @OptionGroup var intents: IntentOptions
+    @OptionGroup var plugins: PluginOptions
+    @OptionGroup var vocabulary: VocabularyOptions
+
+    @Option(help: ArgumentHelp("The ALSA capture device.", valueName: "name"))
+    var device = "default"
+
+    @Option(help: ArgumentHelp("A recording (WAV, or raw with --raw) to listen to instead of the microphone.", valueName: "file.wav"))
+    var input: String?
+
+    @Flag(help: "With --input: deliver the recording at the pace of real time, as a microphone would.")
+    var realTime = false
+
+    @Option(name: .customLong("playback-device"), help: ArgumentHelp("The ALSA device spoken responses are played on.", valueName: "name"))
+    var playbackDevice = "default"
+
+    @Option(help: ArgumentHelp("How a command starts: always, wake, push.", valueName: "mode"))
+    var activation = "always"
+
+    @Option(name: .customLong("wake-phrase"), help: ArgumentHelp("The wake phrase for --activation wake.", valueName: "words"))
+    var wakePhrase = "hey heed"
+
+    @Option(
+        name: .customLong("wake-threshold"),
+        help: ArgumentHelp(
+            "The keyphrase detection threshold: lower hears the wake phrase more readily, and false alarms too.",
+            valueName: "1e-N")
+    )
+    var wakeThreshold = 1e-20
+
+    @Option(name: .customLong("end-silence"), help: ArgumentHelp("Seconds of quiet that end an utterance.", valueName: "seconds"))
+    var endSilence = Endpointer.Configuration.standard.endSilence
+
+    @Option(
+        name: .customLong("max-utterance"),
+        help: ArgumentHelp("Longer utterances are cut there and ignored as not a command.", valueName: "seconds"))
+    var maximumUtterance = Endpointer.Configuration.standard.maximumUtterance
+
+    @Option(
+        name: .customLong("command-window"),
+        help: ArgumentHelp("Seconds after the wake phrase or a push in which the command may start.", valueName: "seconds"))
+    var commandWindow = 5.0
+
+    @Option(
+        name: .customLong("answer-timeout"),
+        help: ArgumentHelp("Seconds a question waits for an answer to start.", valueName: "seconds"))
+    var answerTimeout = 8.0
+
+    @Option(
+        name: .customLong("max-seconds"),
+        help: ArgumentHelp("Stop after this many seconds of audio (tests, benchmarks).", valueName: "seconds"))
+    var maximumSeconds: Double?
+
+    @Flag(name: .customLong("dry-run"), help: "Report the intents heard; do not dispatch them.")
+    var dryRun = false
+
+    @Flag(help: "Print one JSON event per line (speech start and end, partial and final results, intents, dialog turns, responses, timings).")
+    var json = false
+
+    func validate() throws {
+        guard ["always", "wake", "push"].contains(activation) else {
+            throw ValidationError("--activation must be always, wake or push, not \(activation)")
+        }
+        guard endSilence > 0.1 && endSilence <= 5 else { throw ValidationError("--end-silence must be between 0.1 and 5 seconds") }
+        guard maximumUtterance >= 1 && maximumUtterance <= 60 else { throw ValidationError("--max-utterance must be between 1 and 60 seconds") }
+        guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
+        if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
+        guard wakeThreshold > 0 && wakeThreshold < 1 else { throw ValidationError("--wake-threshold must be between 0 and 1, e.g. 1e-20") }
+        if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
+    }
+
+    func run() async throws {
+        let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+        let store = try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
+        let registered = try store.snapshot()
+        let speechRecognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
+        let logger = Logger(label: "heed")
+        let settings = try plugins.configuration()
+
+        let source: any AudioSource
+        if let input {
+            source = try FileAudioSource(path: input, realTime: realTime)
+        } else {
+            source = try ALSACapture(device: device)
+        }
+        let speaker: (any AudioSink)? = settings.spokenResponses && !dryRun ? try ALSAPlayback(device: playbackDevice) : nil
+        let authorization = try plugins.authorizationStore()
+        let dispatcher =
+            dryRun
+            ? nil
+            : Dispatcher(
+                catalog: catalog, vocabulary: registered.terms, manifests: try plugins.installedPlugins(), authorization: authorization,
+                logger: logger)
+
+        var listenerSettings = Listener.Configuration()
+        switch activation {
+        case "wake": listenerSettings.activation = .wakePhrase(wakePhrase.lowercased(), threshold: wakeThreshold)
+        case "push": listenerSettings.activation = .pushToTalk
+        default: listenerSettings.activation = .always
+        }
+        listenerSettings.endpointing.endSilence = endSilence
+        listenerSettings.endpointing.maximumUtterance = maximumUtterance
+        listenerSettings.commandWindow = commandWindow
+        listenerSettings.answerTimeout = answerTimeout
+        listenerSettings.maximumSeconds = maximumSeconds
+        listenerSettings.spokenResponses = settings.spokenResponses
+
+        let printer = EventPrinter(json: json)
+        let listener = Listener(
+            source: source, recognizer: speechRecognizer, speaker: speaker, catalog: catalog, vocabulary: registered,
+            vocabularyStore: store, dispatcher: dispatcher, authorization: authorization, configuration: listenerSettings,
+            logger: logger, emit: { printer.print($0) })
+
+        let service = ListenerService(listener: listener)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: PushToTalkService(listener: listener)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            ))
+        try await group.run()
+        if let failure = service.failure.withLock({ $0 }) { throw failure }
+    }
+}
+
+/// Runs the listener until it ends, and stops it on SIGINT or SIGTERM.
+final class ListenerService: Service {
+    let listener: Listener
+    /// What ended the listener, when it failed: reported after the group has shut down.
+    let failure = Mutex<(any Error)?>(nil)
+
+    init(listener: Listener) { self.listener = listener }
+
+    func run() async throws {
+        let listener = self.listener
+        do {
+            try await withGracefulShutdownHandler {
+                try await listener.run()
+            } onGracefulShutdown: {
+                listener.stop()
+            }
+        } catch {
+            failure.withLock { $0 = error }
+        }
+    }
+}
+
+/// Turns SIGUSR1 into a push of push-to-talk.
+struct PushToTalkService: Service {
+    let listener: Listener
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sigusr1)
+        for await _ in signals.cancelOnGracefulShutdown() {
+            listener.pushToTalk()
+        }
+    }
+}
+
+/// Prints the listener's events: one JSON object a line, or short lines for people.
+struct EventPrinter: Sendable {
+    let json: Bool
+
+    /// Prints one event and flushes it at once: a reader on a pipe sees events as they happen.
+    func print(_ output: ListenerOutput) {
+        defer { fflush(nil) }
+        if json {
+            let line: String?
+            switch output {
+            case .listener(let event): line = try? jsonLine(event)
+            case .conversation(let event): line = try? jsonLine(event)
+            }
+            if let line { Swift.print(line) }
+            return
+        }
+        switch output {
+        case .listener(let event):
+            switch event.event {
+            case "listening": Swift.print("listening on \(event.text ?? "?") (\(event.mode ?? "always")); Ctrl-C stops")
+            case "wake": Swift.print("[wake phrase]")
+            case "activated": Swift.print("[push-to-talk]")
+            case "final":
+                let confidence = event.confidence.map { String(format: "%.2f", $0) } ?? "?"
+                let verdict = event.rejected == true ? ": not a command" : ""
+                Swift.print("heard \"\(event.text ?? "")\" (confidence \(confidence))\(verdict)")
+            case "intent": if let intent = event.intent { Swift.print(IntentDescription(intent).text) }
+            case "speech": if let text = event.text { Swift.print(text) }
+            case "vocabulary": Swift.print("vocabulary reloaded: \(event.text ?? event.reason ?? "")")
+            default: break
+            }
+        case .conversation(let event):
+            if event.event == "answer", let text = event.text { Swift.print("> \(text)") }
+        }
+    }
+}
