@@ -56,10 +56,15 @@ enum Fixtures {
     ///
     /// Standard input is empty; `directory` is the working directory (default: this process's).
     @discardableResult
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String, error: String) {
+    static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardInput = FileHandle.nullDevice
         if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()

@@ -1,0 +1,146 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import Testing
+
+/// `heed listen` as a user runs it, through the real ALSA code path: ALSA's `file` plugin
+/// reads a raw recording as the capture device and writes what Heed says to a file, from an
+/// `.asoundrc` in the child's HOME. Real plugins run as child processes.
+@Suite(
+    .enabled(if: Fixtures.hasPocketSphinx && Fixtures.hasEspeak, "needs pocketsphinx-en-us and espeak-ng"),
+    .serialized
+)
+struct ListenCommandTests {
+    /// A home folder with an `.asoundrc` whose default device captures `input` and plays into `out.raw`.
+    struct Home {
+        let url: URL
+        var output: URL { url.appendingPathComponent("out.raw") }
+        var state: String { url.appendingPathComponent("state").path }
+        var data: String { url.appendingPathComponent("data").path }
+        var config: String { url.appendingPathComponent("config.json").path }
+        let seconds: Double
+
+        init(input: [Int16], spokenResponses: Bool = false) throws {
+            url = try Fixtures.temporaryDirectory()
+            seconds = Double(input.count) / 16_000
+            var bytes = Data(capacity: input.count * 2)
+            for sample in input { bytes.append(le: UInt16(bitPattern: sample)) }
+            let raw = url.appendingPathComponent("in.raw")
+            try bytes.write(to: raw)
+            let asoundrc = """
+                pcm.filein  { type file  slave.pcm { type null }  file "/dev/null"  infile "\(raw.path)"  format "raw" }
+                pcm.fileout { type file  slave.pcm { type null }  file "\(url.appendingPathComponent("out.raw").path)"  format "raw" }
+                pcm.!default { type asym  capture.pcm "filein"  playback.pcm "fileout" }
+                """
+            try asoundrc.write(to: url.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+            try "{\"spokenResponses\": \(spokenResponses)}".write(toFile: config, atomically: true, encoding: .utf8)
+        }
+
+        /// The state, data and config folders of this home, as each subcommand takes them.
+        func options(for command: String) -> [String] {
+            switch command {
+            case "auth": ["--state-dir", state, "--config", config]
+            case "vocab": ["--data-dir", data]
+            default: ["--state-dir", state, "--data-dir", data, "--config", config]
+            }
+        }
+
+        /// Runs `heed` with this HOME, from the package root (its intents and plugins).
+        func heed(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+            try Fixtures.run(
+                Fixtures.heedBinary, arguments + options(for: arguments.first ?? ""), in: Fixtures.packageRoot,
+                environment: ["HOME": url.path])
+        }
+
+        /// Listens to the whole input (the file plugin has no end: `--max-seconds` stops it).
+        func listen(_ arguments: [String]) throws -> [[String: Any]] {
+            let result = try heed(["listen", "--json", "--max-seconds", String(seconds)] + arguments)
+            #expect(result.status == 0, "heed listen failed: \(result.error)")
+            return result.output.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+    }
+
+    static func silence(_ seconds: Double) -> [Int16] { EndpointerTests.roomNoise(seconds: seconds, seed: 21) }
+
+    static func said(_ events: [[String: Any]], _ name: String) -> [[String: Any]] {
+        events.filter { $0["event"] as? String == name }
+    }
+
+    @Test func aWakePhraseThenATimerIsHandledAndTheResponseIsSpoken() throws {
+        let input = try Speech.utterance("hey heed") + Speech.utterance("set a timer for ten minutes", before: 0.3) + Self.silence(3)
+        let home = try Home(input: input, spokenResponses: true)
+        #expect(try home.heed(["auth", "grant", "org.heed.timer"]).status == 0)
+        #expect(try home.heed(["auth", "speech", "grant", "org.heed.timer"]).status == 0)
+        let events = try home.listen(["--activation", "wake"])
+        #expect(Self.said(events, "wake").count == 1)
+        let handle = try #require(Self.said(events, "handle").first)
+        #expect(handle["app"] as? String == "org.heed.timer")
+        #expect(handle["outcome"] as? String == "success")
+        #expect(Self.said(events, "intent").first?["parameters"] as? [String: Int] == ["duration": 600])
+        let latency = try #require(Self.said(events, "latency").first?["milliseconds"] as? [String: Double])
+        #expect(latency["endOfSpeechToHandleSent"] != nil)
+        let speech = try #require(Self.said(events, "speech").first)
+        #expect(speech["spoken"] as? Bool == true)
+
+        // What Heed said went to the playback device: speech, not silence.
+        let spoken = try Data(contentsOf: home.output)
+        let samples = spoken.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(Double(samples.count) / 22_050 > 0.5)
+        let loud = samples.filter { abs(Int($0)) > 1000 }.count
+        #expect(Double(loud) / Double(max(samples.count, 1)) > 0.1)
+        let heard = try Fixtures.temporaryDirectory().appendingPathComponent("spoken.wav")
+        let wav = WAVBuilder(sampleRate: 22_050, samples: samples)
+        try wav.data.write(to: heard)
+        #expect(Endpointer.Utterance.Ending.complete == EndpointerTests.utterances(
+            EndpointerTests.events(EndpointerTests.roomNoise(seconds: 0.5) + (try AudioFile.read(heard.path)).samples + EndpointerTests.roomNoise(seconds: 1))
+        ).first?.ending)
+    }
+
+    @Test func aDisambiguationIsAnsweredByVoice() throws {
+        let input = try Speech.utterance("play playlist road trip") + Self.silence(1) + Speech.utterance("the second one", before: 0.3)
+            + Self.silence(2)
+        let home = try Home(input: input)
+        #expect(try home.heed(["auth", "grant", "org.heed.media"]).status == 0)
+        let registered = try home.heed(["vocab", "set", "--app", "org.heed.media", "--type", "playlistTitle", "Road Trip"])
+        #expect(registered.status == 0, "\(registered.error)")
+        let events = try home.listen([])
+        #expect(Self.said(events, "resolve").compactMap { $0["outcome"] as? String }.prefix(2) == ["disambiguation", "success"])
+        #expect(Self.said(events, "answer").first?["text"] as? String == "the second one")
+        let handle = try #require(Self.said(events, "handle").first)
+        #expect(handle["outcome"] as? String == "success")
+        #expect((handle["text"] as? String)?.contains("Road Trip Classics") == true)
+    }
+
+    @Test func readSpeechFromABookDispatchesNothing() throws {
+        let librivox = "\(Fixtures.testData)/librivox"
+        let files = try FileManager.default.contentsOfDirectory(atPath: librivox).filter { $0.hasSuffix(".wav") }.sorted()
+        var input: [Int16] = []
+        for file in files { input += try AudioFile.read("\(librivox)/\(file)").samples + Self.silence(1) }
+        let home = try Home(input: input)
+        for app in ["org.heed.timer", "org.heed.media", "org.heed.workout", "org.heed.notes"] {
+            #expect(try home.heed(["auth", "grant", app]).status == 0)
+        }
+        let events = try home.listen([])
+        #expect(!Self.said(events, "speechStarted").isEmpty)
+        #expect(Self.said(events, "intent").isEmpty)
+        #expect(Self.said(events, "handle").isEmpty)
+    }
+
+    @Test func aMissingDeviceIsAClearError() throws {
+        let home = try Home(input: Self.silence(1))
+        let result = try home.heed(["listen", "--device", "nosuchdevice"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("nosuchdevice"))
+        #expect(result.error.contains("arecord -L"))
+    }
+
+    @Test func helpTeachesTheModes() throws {
+        let result = try Fixtures.run(Fixtures.heedBinary, ["listen", "--help"])
+        #expect(result.status == 0)
+        for text in ["--activation", "wake", "push", "SIGUSR1", "--input", "--device", "--end-silence", "--json"] {
+            #expect(result.output.contains(text))
+        }
+    }
+}
