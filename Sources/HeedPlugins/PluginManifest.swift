@@ -11,10 +11,21 @@ public import HeedCore
 ///   "executable": "heed-plugin-timer",
 ///   "arguments": [],
 ///   "intents": ["setTimer", "cancelTimer", "timeRemaining"],
-///   "vocabularyTypes": ["timerLabel"]
+///   "vocabularyTypes": ["timerLabel"],
+///   "spokenResponseMode": "spokenAudio"
 /// }
 /// ```
 public struct PluginManifest: Sendable, Hashable {
+    /// Whether the app wants its responses spoken, as Apple's preferred microphone-injection
+    /// mode: `spokenAudio` (the default) or `none`. The user's speech permission and the
+    /// config's service switch still decide; an app can only ask for less.
+    public enum SpokenResponseMode: String, Sendable, Hashable, CaseIterable {
+        /// Responses are shown, never spoken.
+        case none
+        /// Responses are spoken when the service is on and the user allows it.
+        case spokenAudio
+    }
+
     /// The app id in reverse-DNS form, e.g. `org.heed.timer`.
     public var appID: String
     /// The name users see ("Timers").
@@ -32,6 +43,8 @@ public struct PluginManifest: Sendable, Hashable {
     public var vocabularyTypes: [String]
     /// The app id of the app this plugin extends; it shares that app's authorization.
     public var extensionOf: String?
+    /// Whether the app wants its responses spoken.
+    public var spokenResponseMode: SpokenResponseMode
     /// The folder that holds `plugin.json`; relative executable paths start here.
     public var directory: URL
 
@@ -45,8 +58,10 @@ public struct PluginManifest: Sendable, Hashable {
         intents: [String],
         vocabularyTypes: [String] = [],
         extensionOf: String? = nil,
+        spokenResponseMode: SpokenResponseMode = .spokenAudio,
         directory: URL
     ) {
+        self.spokenResponseMode = spokenResponseMode
         self.appID = appID
         self.displayName = displayName
         self.usageDescription = usageDescription
@@ -63,7 +78,7 @@ public struct PluginManifest: Sendable, Hashable {
 
     static let keys: Set<String> = [
         "appId", "displayName", "usageDescription", "executable", "arguments", "intents", "vocabularyTypes",
-        "extensionOf",
+        "extensionOf", "spokenResponseMode",
     ]
 
     /// Loads and validates a manifest file.
@@ -146,10 +161,18 @@ public struct PluginManifest: Sendable, Hashable {
             guard parent != appID else { throw reader.error("a plugin cannot extend itself", at: node.location) }
             extensionOf = parent
         }
+        var mode = SpokenResponseMode.spokenAudio
+        if let node = object["spokenResponseMode"] {
+            let name = try reader.string(node, "'spokenResponseMode'")
+            guard let parsed = SpokenResponseMode(rawValue: name) else {
+                throw reader.error("'spokenResponseMode' must be \"spokenAudio\" or \"none\", found '\(name)'", at: node.location)
+            }
+            mode = parsed
+        }
         return PluginManifest(
             appID: appID, displayName: displayName, usageDescription: usageDescription, executable: executable,
             arguments: arguments, intents: intents, vocabularyTypes: vocabularyTypes, extensionOf: extensionOf,
-            directory: directory)
+            spokenResponseMode: mode, directory: directory)
     }
 
     /// Whether `text` is a reverse-DNS app id: two or more dot-separated labels of ASCII

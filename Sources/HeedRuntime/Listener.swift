@@ -25,7 +25,8 @@ public struct ListenerEvent: Sendable, Encodable {
     /// What the listener is doing: `always`, `wakePhrase`, `pushToTalk`; for `speechEnded` how the utterance ended.
     public var mode: String?
     public var reason: String?
-    /// For `speech`: whether it was spoken aloud, and the spoken-response status that decided it.
+    /// For `speech`: whether it was spoken aloud, the spoken-response status and the app's
+    /// preferred mode (`spokenAudio`, `none`) that decided it.
     public var spoken: Bool?
     public var status: String?
     /// The intent parsed (`--dry-run`).
@@ -453,7 +454,9 @@ public actor Listener {
         event.text = text
         let status = await spokenResponseStatus(for: app)
         event.status = status.rawValue
-        guard status == .granted, let speaker else {
+        let mode = app?.spokenResponseMode ?? .spokenAudio
+        event.mode = mode.rawValue
+        guard status == .granted, mode == .spokenAudio, let speaker else {
             event.spoken = false
             send(event)
             return
@@ -479,6 +482,10 @@ public actor Listener {
         guard let app else { return .granted }
         guard let authorization else { return .undetermined }
         do {
+            guard app.spokenResponseMode == .spokenAudio else {
+                // An app that prefers not to speak is never asked about it.
+                return SpokenResponseStatus(try authorization.speechPermission(of: AuthorizationStore.authorizationAppID(for: app)))
+            }
             return try await authorization.requestSpeechPermission(for: app, serviceEnabled: true) { prompt in
                 let answer = await self.answer(prompt.question, expecting: .yesOrNo, app: nil)
                 return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }

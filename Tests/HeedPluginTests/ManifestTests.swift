@@ -46,6 +46,15 @@ struct ManifestTests {
         #expect(error.description.hasSuffix("  \"executabel\": \"x\",\n  ^"))
     }
 
+    @Test func spokenResponseModeDefaultsToSpokenAudio() throws {
+        let base = #""appId": "a.b", "displayName": "T", "executable": "t", "intents": ["a"]"#
+        #expect(try parse("{\(base)}").spokenResponseMode == .spokenAudio)
+        #expect(try parse("{\(base), \"spokenResponseMode\": \"none\"}").spokenResponseMode == PluginManifest.SpokenResponseMode.none)
+        let error = try #require(manifestError("{\(base),\n \"spokenResponseMode\": \"loud\"}"))
+        #expect("\(error.location)" == "plugins/x/plugin.json:2:23")
+        #expect(error.message.contains("\"spokenAudio\" or \"none\""))
+    }
+
     @Test func appIDMustBeReverseDNS() throws {
         let error = try #require(manifestError(#"{"appId": "timer", "displayName": "T", "executable": "t", "intents": ["a"]}"#))
         #expect("\(error.location)" == "plugins/x/plugin.json:1:11")

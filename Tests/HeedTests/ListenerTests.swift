@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedIntents
+import HeedPlugins
 import HeedRuntime
 import HeedSpeech
 import Logging
@@ -13,12 +14,21 @@ import Testing
 final class SamplesSource: AudioSource {
     private var samples: [Int16]
     private var offset = 0
+    /// Something to do once reading has passed a sample offset (a user registering vocabulary).
+    private var actions: [(offset: Int, action: @Sendable () -> Void)]
     let sampleRate = AudioBuffer.recognitionSampleRate
     let name = "samples"
 
-    init(_ samples: [Int16]) { self.samples = samples }
+    init(_ samples: [Int16], actions: [(offset: Int, action: @Sendable () -> Void)] = []) {
+        self.samples = samples
+        self.actions = actions
+    }
 
     func read(maximumFrames: Int) throws(AudioError) -> [Int16] {
+        while let first = actions.first, first.offset <= offset {
+            actions.removeFirst()
+            first.action()
+        }
         let end = min(samples.count, offset + maximumFrames)
         defer { offset = end }
         return Array(samples[offset..<end])
@@ -54,7 +64,8 @@ enum Speech {
 @Suite(.enabled(if: Fixtures.hasPocketSphinx && Fixtures.hasEspeak, "needs pocketsphinx-en-us and espeak-ng"))
 struct ListenerTests {
     static func listener(
-        _ samples: [Int16], activation: Listener.Activation = .always, log: ListenerLog
+        _ samples: [Int16], activation: Listener.Activation = .always, log: ListenerLog,
+        vocabularyStore: VocabularyStore? = nil, actions: [(offset: Int, action: @Sendable () -> Void)] = []
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         let recognizer = try PocketSphinxRecognizer(
@@ -62,8 +73,8 @@ struct ListenerTests {
         var configuration = Listener.Configuration()
         configuration.activation = activation
         return Listener(
-            source: SamplesSource(samples), recognizer: recognizer, speaker: nil, catalog: catalog, vocabulary: .empty,
-            vocabularyStore: nil, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
+            source: SamplesSource(samples, actions: actions), recognizer: recognizer, speaker: nil, catalog: catalog, vocabulary: .empty,
+            vocabularyStore: vocabularyStore, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
             emit: { log.append($0) })
     }
 
@@ -88,6 +99,26 @@ struct ListenerTests {
         let intent = try #require(events.first { $0.event == "intent" }?.intent)
         #expect(intent.intent == "setTimer")
         #expect(intent.parameters["duration"] == .duration(seconds: 600))
+    }
+
+    @Test func picksUpVocabularyRegisteredWhileListening() async throws {
+        let manifests = PluginCatalog.discover(in: [Fixtures.packageRoot.appendingPathComponent("plugins")]).manifests
+        let store = VocabularyStore(
+            dataDirectory: try Fixtures.temporaryDirectory(), manifests: manifests,
+            dictionaryPath: PocketSphinxRecognizer.Configuration.default.dictionaryPath)
+        let command = try Speech.utterance("play playlist morning jazz", before: 2.5)
+        let log = ListenerLog()
+        // The user registers the playlist one second into listening, before saying its name.
+        let listener = try Self.listener(
+            command, log: log, vocabularyStore: store,
+            actions: [(16_000, { _ = try? store.set(["Morning Jazz"], type: "playlistTitle", app: "org.heed.media") })])
+        try await listener.run()
+        let events = log.listenerEvents
+        let reloaded = try #require(events.firstIndex { $0.event == "vocabulary" })
+        #expect(events[reloaded].reason == nil)
+        let intent = try #require(events.firstIndex { $0.event == "intent" })
+        #expect(reloaded < intent)
+        #expect(events[intent].intent?.parameters["playlist"] == .vocabulary("Morning Jazz"))
     }
 
     @Test func theWakePhraseOpensTheCommand() async throws {
