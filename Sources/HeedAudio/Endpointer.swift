@@ -203,6 +203,10 @@ public struct Endpointer: Sendable {
         }
 
         var events: [Event] = []
+        // The pauses between words show the room's level too: the floor follows the quiet
+        // frames of an utterance, so one that began before the floor was learned does not
+        // lose its soft end. Speech frames never move it.
+        if !isContinuation { adapt(floor: floor, to: level) }
         current.samples.append(contentsOf: frame)
         if isContinuation {
             current.speechFrames += 1

@@ -379,6 +379,17 @@ public actor Dispatcher {
         return host
     }
 
+    /// Starts the plugin processes of the apps that are authorized now, so the first command
+    /// to each does not wait for its process to start (a listener calls this once).
+    public func prepare() async {
+        for manifest in manifests {
+            guard (try? authorization.status(of: manifest)) == .authorized else { continue }
+            if let failure = await host(for: manifest).start() {
+                logger.warning("\(manifest.appID) did not start: \(failure)")
+            }
+        }
+    }
+
     /// Delivers what running plugins announce on their own (a timer that ended), for a while.
     ///
     /// - Parameters:

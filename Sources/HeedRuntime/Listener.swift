@@ -181,6 +181,7 @@ public actor Listener {
         if case .wakePhrase(let phrase, _) = configuration.activation {
             try loadWakeGrammar(phrase)
         }
+        await dispatcher?.prepare()
         var listening = ListenerEvent("listening", time: 0)
         listening.mode = configuration.activation.name
         listening.text = source.name
