@@ -19,12 +19,15 @@ extension IntentCatalog {
         dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath,
         additionalPronunciations: [String: [String]] = [:]
     ) throws -> Grammar {
-        let compiled = grammar(vocabulary: vocabulary)
+        let automaton = automaton(vocabulary: vocabulary)
         let missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(
-            compiled.words.keys.sorted(),
+            automaton.words,
             dictionaryPath: dictionaryPath,
             additionalPronunciations: additionalPronunciations
         )
+        guard !missing.isEmpty else { return Grammar(name: "intents", wordGraph: automaton.wordGraph) }
+        // Only to say where each word comes from: the JSGF compiler keeps the words' locations.
+        let compiled = grammar(vocabulary: vocabulary)
         if let first = missing.compactMap({ word in compiled.words[word].map { (word, $0) } }).min(by: { $0.1 < $1.1 }) {
             let all = missing.map { word in compiled.words[word].map { "'\(word)' (\($0))" } ?? "'\(word)'" }
             throw SourceError(
@@ -33,7 +36,9 @@ extension IntentCatalog {
                 at: first.1
             )
         }
-        return Grammar(name: "intents", wordGraph: automaton(vocabulary: vocabulary).wordGraph)
+        throw SourceError(
+            .reference, "no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))",
+            at: SourceLocation(path: dictionaryPath, line: 1, column: 1))
     }
 }
 

@@ -500,25 +500,43 @@ public actor Listener {
     // MARK: Vocabulary
 
     /// Rebuilds the command grammar when the registered vocabulary changed on disk.
+    ///
+    /// The event's `milliseconds` time each stage: reading the store, the word automaton,
+    /// loading it into the recognizer, the parser.
     private func refreshVocabulary() {
         guard let store = vocabularyStore, store.hasChanged(since: vocabulary) else { return }
-        let started = ContinuousClock.now
         var event = ListenerEvent("vocabulary", time: endpointer.position)
+        var timings: [String: Double] = [:]
+        var stage = ContinuousClock.now
+        func lap(_ name: String) {
+            let now = ContinuousClock.now
+            timings[name] = (now - stage).milliseconds
+            stage = now
+        }
+        let started = stage
         do {
             let snapshot = try store.snapshot()
+            lap("store")
             recognizer.addPronunciations(snapshot.additionalPronunciations)
             let grammar = try catalog.recognitionGrammar(
                 vocabulary: snapshot.terms, additionalPronunciations: snapshot.additionalPronunciations)
+            lap("automaton")
             try recognizer.loadGrammar(grammar, activate: true)
+            lap("recognizer")
             parser = catalog.parser(vocabulary: snapshot.terms)
+            lap("parser")
             vocabulary = snapshot
-            if case .wakePhrase(let phrase, _) = configuration.activation { try loadWakeGrammar(phrase) }
+            if case .wakePhrase(let phrase, _) = configuration.activation {
+                try loadWakeGrammar(phrase)
+                lap("wakeGrammar")
+            }
             event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
         } catch {
             vocabulary.stamp = store.changeStamp()
             event.reason = "the new vocabulary cannot be used; keeping the old one: \(error)"
         }
-        event.milliseconds = ["rebuild": (ContinuousClock.now - started).milliseconds]
+        timings["rebuild"] = (ContinuousClock.now - started).milliseconds
+        event.milliseconds = timings
         send(event)
     }
 

@@ -98,8 +98,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// The grammar utterances are recognized with, and its search.
     private var grammar: FiniteStateGrammar
     private var activeSearch: String
-    /// Words the decoder has a pronunciation for.
-    private var knownWords: Set<String> = []
+    private var lexicon: Lexicon
     private var utterance: [Int16] = []
     private var utteranceCPUSeconds = 0.0
     private var liveUtterance = false
@@ -136,14 +135,18 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // without dither the search lost the right sentence on such audio. Seeded: runs repeat.
             "-dither": "yes",
             "-seed": "2026",
+            // Alternate pronunciations are drawn into each grammar by Heed (`addAlternates`):
+            // PocketSphinx's own way is quadratic in the grammar's size.
+            "-fsgusealtpron": "no",
         ]
         arguments.merge(configuration.decoderOptions) { _, override in override }
         let decoder = try SphinxDecoder(arguments: arguments)
         self.decoder = decoder
-        let compiled = try Self.compile(grammar, with: decoder, log: log)
+        var lexicon = Lexicon(dictionaryPath: configuration.dictionaryPath, additional: configuration.additionalPronunciations)
+        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, log: log)
+        self.lexicon = lexicon
         self.grammar = compiled
         self.activeSearch = Self.searchName(grammar.name)
-        try addPronunciations(of: compiled, named: grammar.name)
         do {
             try decoder.addSearch(compiled, name: activeSearch)
             try decoder.addPhoneLoopSearch(name: Self.phoneLoopSearch)
@@ -173,8 +176,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// - Throws: ``RecognizerError`` when it does not compile or a word has no pronunciation;
     ///   the grammars loaded before stay as they were.
     public func loadGrammar(_ grammar: Grammar, activate: Bool = false) throws(RecognizerError) {
-        let compiled = try Self.compile(grammar, with: decoder, log: log)
-        try addPronunciations(of: compiled, named: grammar.name)
+        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, log: log)
         do {
             try decoder.addSearch(compiled, name: Self.searchName(grammar.name))
         } catch {
@@ -201,57 +203,90 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Pronunciations for words grammars loaded from now on may use (newly registered
     /// vocabulary); they win over the dictionary's. Words already loaded keep theirs.
     public func addPronunciations(_ pronunciations: [String: [String]]) {
-        configuration.additionalPronunciations.merge(pronunciations) { _, new in new }
+        lexicon.additional.merge(pronunciations) { _, new in new }
     }
 
     private static func searchName(_ grammarName: String) -> String { "heed_grammar:" + grammarName }
 
-    private static func compile(_ grammar: Grammar, with decoder: SphinxDecoder, log: SphinxLogSink) throws(RecognizerError) -> FiniteStateGrammar {
-        do {
-            switch grammar.source {
-            case .jsgf(let text): return try decoder.compileGrammar(text, name: grammar.name)
-            case .wordGraph(let graph): return decoder.finiteStateGrammar(graph, name: grammar.name)
+    /// Compiles a grammar into a finite-state grammar whose every word the decoder can say,
+    /// alternate pronunciations drawn in beside each word.
+    private static func prepare(
+        _ grammar: Grammar, decoder: SphinxDecoder, lexicon: inout Lexicon, log: SphinxLogSink
+    ) throws(RecognizerError) -> FiniteStateGrammar {
+        switch grammar.source {
+        case .jsgf(let text):
+            let compiled: FiniteStateGrammar
+            do {
+                compiled = try decoder.compileGrammar(text, name: grammar.name)
+            } catch {
+                throw Self.withLog(error, log.takeRecentErrors())
             }
-        } catch {
-            throw Self.withLog(error, log.takeRecentErrors())
+            let words = Set(compiled.words.filter { !Self.isFiller($0) })
+            try lexicon.add(words, to: decoder, source: grammar.name)
+            compiled.addAlternates(lexicon.alternates(of: words))
+            return compiled
+        case .wordGraph(let graph):
+            let words = Set(graph.arcs.map(\.word)).filter { !Self.isFiller($0) }
+            try lexicon.add(words, to: decoder, source: grammar.name)
+            return decoder.finiteStateGrammar(graph, name: grammar.name, alternates: lexicon.alternates(of: words))
         }
     }
 
-    /// Gives the decoder a pronunciation for each word of `compiled` it does not know yet.
-    private func addPronunciations(of compiled: FiniteStateGrammar, named name: String) throws(RecognizerError) {
-        try addPronunciations(for: compiled.words.filter { !Self.isFiller($0) }, source: name)
-    }
+    /// The words the decoder can say, and the names of their other pronunciations.
+    private struct Lexicon {
+        let dictionaryPath: String
+        /// Pronunciations that win over the dictionary's: word → ARPAbet phone strings.
+        var additional: [String: [String]]
+        /// Words the decoder has a pronunciation for.
+        var known: Set<String> = []
+        /// Words with more than one pronunciation → the decoder's names of the others (`read(2)`).
+        var alternates: [String: [String]] = [:]
 
-    private func addPronunciations(for words: [String], source: String) throws(RecognizerError) {
-        let additional = configuration.additionalPronunciations
-        let new = Set(words).subtracting(knownWords)
-        guard !new.isEmpty else { return }
-        let fromDictionary = new.filter { additional[$0] == nil }
-        let dictionary = try PronunciationDictionary(path: configuration.dictionaryPath, words: fromDictionary)
-        let missing = dictionary.missing(from: fromDictionary.sorted())
-        guard missing.isEmpty else {
-            throw RecognizerError(
-                .wordsMissing,
-                "\(source): no pronunciation in \(configuration.dictionaryPath) for: \(missing.joined(separator: ", "))"
-            )
+        init(dictionaryPath: String, additional: [String: [String]]) {
+            self.dictionaryPath = dictionaryPath
+            self.additional = additional
         }
-        for (word, variants) in additional where new.contains(word) {
-            for phones in variants {
-                guard (try? GraphemeToPhoneme.validatePhones(phones)) != nil else {
+
+        /// The alternates of these words.
+        func alternates(of words: Set<String>) -> [String: [String]] {
+            alternates.filter { words.contains($0.key) }
+        }
+
+        /// Gives the decoder a pronunciation for each word it does not know yet: the additional
+        /// ones first, else the dictionary's.
+        ///
+        /// - Throws: ``RecognizerError`` `.wordsMissing` naming the words that have none, or a
+        ///   phone the model does not have; nothing is added then.
+        mutating func add(_ words: Set<String>, to decoder: SphinxDecoder, source: String) throws(RecognizerError) {
+            let new = words.subtracting(known)
+            guard !new.isEmpty else { return }
+            let fromDictionary = new.filter { additional[$0] == nil }
+            let dictionary = try PronunciationDictionary(path: dictionaryPath, words: fromDictionary)
+            let missing = dictionary.missing(from: fromDictionary.sorted())
+            guard missing.isEmpty else {
+                throw RecognizerError(
+                    .wordsMissing, "\(source): no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))")
+            }
+            for (word, variants) in additional where new.contains(word) {
+                for phones in variants where (try? GraphemeToPhoneme.validatePhones(phones)) == nil {
                     throw RecognizerError(.wordsMissing, "the pronunciation \"\(phones)\" of \"\(word)\" uses a phone the model does not have")
                 }
             }
-        }
-        for entry in dictionary.entries {
-            decoder.addWord(entry.word, phones: entry.phones, update: false)
-        }
-        for (word, variants) in additional where new.contains(word) {
-            for (index, phones) in variants.enumerated() {
-                // Alternates are `word(2)`, `word(3)`: the FSG search tries them all.
-                decoder.addWord(index == 0 ? word : "\(word)(\(index + 1))", phones: phones, update: false)
+            for entry in dictionary.entries {
+                decoder.addWord(entry.word, phones: entry.phones, update: false)
+                let base = PocketSphinxRecognizer.baseWord(entry.word)
+                if base != entry.word { alternates[base, default: []].append(entry.word) }
             }
+            for (word, variants) in additional where new.contains(word) {
+                for (index, phones) in variants.enumerated() {
+                    // Alternates are `word(2)`, `word(3)`.
+                    let name = index == 0 ? word : "\(word)(\(index + 1))"
+                    decoder.addWord(name, phones: phones, update: false)
+                    if index > 0 { alternates[word, default: []].append(name) }
+                }
+            }
+            known.formUnion(new)
         }
-        knownWords.formUnion(new)
     }
 
     // MARK: Recognition
@@ -389,7 +424,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard !words.isEmpty else { return [] }
         let arcs = words.enumerated().map { WordGraph.Arc(from: $0.offset, to: $0.offset + 1, word: $0.element) }
         let chain = WordGraph(stateCount: words.count + 1, start: 0, finals: [words.count], arcs: arcs)
-        try decoder.addSearch(decoder.finiteStateGrammar(chain, name: Self.alignmentSearch), name: Self.alignmentSearch)
+        let alignment = decoder.finiteStateGrammar(chain, name: Self.alignmentSearch, alternates: lexicon.alternates(of: Set(words)))
+        try decoder.addSearch(alignment, name: Self.alignmentSearch)
         let segments = try decode(search: Self.alignmentSearch)
         // Should the alignment find no path, fall back to the grammar pass's own segments.
         return segments.contains { !Self.isFiller($0.word) } ? segments : []
