@@ -1,62 +1,143 @@
 #!/usr/bin/env python3
-"""Fits Heed's confidence model: P(result right | acoustic margin per frame).
+"""Fits Heed's confidence model: P(command heard right | confidence features).
 
-Runs `heed eval --json` over pairs of (manifest, grammar) that give right results,
-wrong results and out-of-grammar speech, then fits a one-feature logistic regression
-by Newton's method (no dependencies). Prints the slope and intercept for
-ConfidenceModel.default and a table of acceptance vs. false accepts by threshold.
+usage: scripts/calibrate-confidence.py SETS_DIR [RESULTS_DIR] [--features a,b,...] [--model NAME]
 
-usage: scripts/calibrate-confidence.py HEED_BINARY CORPORA_DIR [EXTRA_MANIFEST:GRAMMAR ...]
-Set HEED_FLAGS=--no-phone-loop to fit the model for decoding without the phone loop.
+Reads the `heed eval --json` results that scripts/rejection-eval.py wrote for the sets of
+scripts/rejection-sets.py (default RESULTS_DIR: SETS_DIR/results). Every result of real
+speech with words is an example: 1 when it is a positive heard right, 0 when it is a
+negative or a positive heard wrong. A logistic regression over the named features
+(default: the six of ConfidenceModel.features; `--features all` for every one that
+`heed eval` reports) is fitted by Newton's method, with a small L2
+penalty on standardised features, on the `train` split only. Negatives are weighted so
+that both classes weigh the same.
+
+Prints the weights as Swift for ConfidenceModel, the rejection curve (acceptance of
+positives, false accepts per hour of negatives) on the train split, on the held-out
+test split and on all, for the fitted model and for a reference model (--model:
+`phoneLoop`, the margin-only model of the first version), and the threshold with the
+best acceptance at ≤ 1 false accept per hour on train.
 """
-import os
-import json
+import importlib.util
 import math
-import subprocess
+import os
 import sys
 
-heed, corpora = sys.argv[1], sys.argv[2]
-T = "/usr/share/pocketsphinx/test/data"
-pairs = [
-    (f"{corpora}/speech_commands_v001_sample/manifest.tsv", "grammars/speech-commands-core.gram"),
-    (f"{corpora}/speech_commands_v001_sample/manifest.tsv", "grammars/commands.gram"),
-    (f"{corpora}/fsdd_digits/manifest.tsv", "grammars/digits.gram"),
-    (f"{corpora}/fsdd_digits/manifest.tsv", "grammars/commands.gram"),
-    (f"{corpora}/speech_to_phrase_en/manifest.tsv", "grammars/commands.gram"),
-    (f"{corpora}/speech_to_phrase_en/manifest.tsv", "grammars/digits.gram"),
-] + [tuple(arg.split(":", 1)) for arg in sys.argv[3:]]
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("rejection_eval", os.path.join(HERE, "rejection-eval.py"))
+rejection = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rejection)
 
-samples = []  # (margin, right, in_grammar)
-for manifest, grammar in pairs:
-    report = json.loads(subprocess.run([heed, "eval", "--json", *os.environ.get("HEED_FLAGS", "").split(), "-g", grammar, manifest],
-                                       check=True, capture_output=True, text=True).stdout)
-    for item in report["results"]:
-        if item.get("expected") is None or item["text"] == "":
-            continue  # no label, or nothing heard (rejected outright)
-        samples.append((item["acousticMargin"], item["text"] == item["expected"], item["inGrammar"]))
-    print(f"{manifest} with {grammar}: {len(report['results'])} results", file=sys.stderr)
+REFERENCE = {"phoneLoop": ({"meanMargin": 0.1731}, -0.092)}
+# Chosen over all ten features and four other subsets by acceptance at ≤ 1 FA/hour on train.
+DEFAULT_FEATURES = ["meanMargin", "allFramesMargin", "lowMarginFraction", "logPhoneRatio", "logOutsidePhones", "logWordCount"]
+FINE = [round(0.01 * step, 2) for step in range(1, 100)]
 
-# Logistic regression p = 1 / (1 + exp(-(a*x + b))) by Newton's method.
-a, b = 0.0, 0.0
-for _ in range(50):
-    ga = gb = haa = hab = hbb = 0.0
-    for x, y, _ in samples:
-        p = 1 / (1 + math.exp(-(a * x + b)))
-        ga += (y - p) * x; gb += (y - p)
-        w = p * (1 - p)
-        haa += w * x * x; hab += w * x; hbb += w
-    det = haa * hbb - hab * hab
-    a += (hbb * ga - hab * gb) / det
-    b += (haa * gb - hab * ga) / det
-print(f"slope {a:.6f} intercept {b:.6f} on {len(samples)} results "
-      f"({sum(1 for s in samples if s[1])} right, {sum(1 for s in samples if not s[1])} wrong or out of grammar)")
 
-print("threshold  accepted-right  accepted-wrong  accepted-out-of-grammar")
-right = [s for s in samples if s[1]]
-wrong = [s for s in samples if not s[1] and s[2]]
-oog = [s for s in samples if s[2] is False]
-for t in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]:
-    def acc(group):
-        n = sum(1 for x, _, _ in group if 1 / (1 + math.exp(-(a * x + b))) >= t)
-        return f"{n}/{len(group)}"
-    print(f"{t:9.1f}  {acc(right):>14}  {acc(wrong):>14}  {acc(oog):>23}")
+def sigmoid(z):
+    return 1 / (1 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def solve(matrix, vector):
+    """Gaussian elimination with partial pivoting."""
+    n = len(vector)
+    a = [row[:] + [vector[i]] for i, row in enumerate(matrix)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        for r in range(n):
+            if r != col and a[col][col] != 0:
+                f = a[r][col] / a[col][col]
+                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+    return [a[i][n] / a[i][i] if a[i][i] else 0.0 for i in range(n)]
+
+
+def fit(examples, names, penalty=1.0):
+    """Weighted L2-penalised logistic regression; returns raw-feature weights and intercept."""
+    xs = [[e["features"].get(name, 0.0) for name in names] for e in examples]
+    ys = [1.0 if e["label"] else 0.0 for e in examples]
+    positives = sum(ys)
+    negatives = len(ys) - positives
+    ws = [len(ys) / (2 * positives) if y else len(ys) / (2 * negatives) for y in ys]
+    means = [sum(x[j] for x in xs) / len(xs) for j in range(len(names))]
+    scales = [math.sqrt(sum((x[j] - means[j]) ** 2 for x in xs) / len(xs)) or 1.0 for j in range(len(names))]
+    zs = [[1.0] + [(x[j] - means[j]) / scales[j] for j in range(len(names))] for x in xs]
+    beta = [0.0] * (len(names) + 1)
+    for _ in range(100):
+        grad = [0.0] * len(beta)
+        hess = [[0.0] * len(beta) for _ in beta]
+        for z, y, w in zip(zs, ys, ws):
+            p = sigmoid(sum(b * v for b, v in zip(beta, z)))
+            for i in range(len(beta)):
+                grad[i] += w * (y - p) * z[i]
+                for j in range(len(beta)):
+                    hess[i][j] += w * p * (1 - p) * z[i] * z[j]
+        for i in range(1, len(beta)):
+            grad[i] -= penalty * beta[i]
+            hess[i][i] += penalty
+        step = solve(hess, grad)
+        beta = [b + s for b, s in zip(beta, step)]
+        if max(abs(s) for s in step) < 1e-9:
+            break
+    weights = {name: beta[j + 1] / scales[j] for j, name in enumerate(names)}
+    intercept = beta[0] - sum(beta[j + 1] * means[j] / scales[j] for j in range(len(names)))
+    return weights, intercept
+
+
+def scorer(weights, intercept):
+    return lambda item: sigmoid(intercept + sum(w * item["features"].get(name, 0.0) for name, w in weights.items()))
+
+
+def best_threshold(rows, limit=1.0):
+    """The threshold with the most acceptance at ≤ `limit` false accepts per hour (lowest such threshold)."""
+    fitting = [row for row in rows if row[6] and row[4] / row[6] <= limit]
+    return max(fitting, key=lambda row: (row[1], -row[0])) if fitting else None
+
+
+def main():
+    args = sys.argv[1:]
+    names = DEFAULT_FEATURES
+    reference = "phoneLoop"
+    if "--features" in args:
+        index = args.index("--features")
+        names = args[index + 1].split(",")
+        del args[index:index + 2]
+    if "--model" in args:
+        index = args.index("--model")
+        reference = args[index + 1]
+        del args[index:index + 2]
+    if len(args) not in (1, 2):
+        sys.exit(__doc__)
+    sets_dir = os.path.abspath(args[0])
+    results_dir = os.path.abspath(args[1]) if len(args) == 2 else os.path.join(sets_dir, "results")
+    items = [item for item in rejection.outcomes(sets_dir, results_dir) if item["speech"] == "real"]
+    rejection.durations(items)
+    for item in items:
+        item["label"] = item["role"] == "positive" and item["right"]
+    heard = [item for item in items if item["text"]]
+    train = [item for item in heard if item["split"] == "train"]
+    if names == ["all"]:
+        names = sorted({name for item in heard for name in item["features"]})
+    weights, intercept = fit(train, names)
+    print(f"fitted on {len(train)} train results ({sum(1 for e in train if e['label'])} right commands) over {', '.join(names)}")
+    print("    public static let … = ConfidenceModel(")
+    print("        weights: [" + ", ".join(f'"{name}": {weights[name]:.4g}' for name in names) + "],")
+    print(f"        intercept: {intercept:.4g}")
+    print("    )")
+
+    fitted = scorer(weights, intercept)
+    base_weights, base_intercept = REFERENCE[reference]
+    base = scorer(base_weights, base_intercept)
+    for label, score in ((reference, base), ("fitted", fitted)):
+        train_rows = rejection.curve([i for i in items if i["split"] == "train"], score, FINE)
+        choice = best_threshold(train_rows)
+        print(f"\n== {label}: best threshold on train at ≤ 1 FA/hour: {choice[0] if choice else 'none'}")
+        for split in ("train", "test", "all"):
+            part = items if split == "all" else [i for i in items if i["split"] == split]
+            rejection.print_curve(f"{label}, {split}: {rejection.summary(part)}", rejection.curve(part, score))
+            if choice:
+                rejection.print_curve(f"{label}, {split} at the chosen threshold", rejection.curve(part, score, [choice[0]]))
+
+
+if __name__ == "__main__":
+    main()

@@ -21,6 +21,9 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     public var durationSeconds: Double
     /// CPU seconds spent decoding.
     public var decodeSeconds: Double
+    /// The measurements `confidence` was computed from, by name (recognizer-specific; for
+    /// calibration and diagnosis). `nil` when the recognizer gives none.
+    public var confidenceFeatures: [String: Double]? = nil
 
     /// Creates a result.
     public init(

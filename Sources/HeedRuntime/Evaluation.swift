@@ -22,6 +22,25 @@ public struct EvaluationReport: Sendable, Codable {
         public var parameters: [String: String]? = nil
         /// Whether the intent and every labelled slot are right (rows with an intent label).
         public var intentCorrect: Bool? = nil
+        /// Whether the recording is a command to accept or speech to reject; `nil` when the
+        /// row says neither (see ``Evaluation/role(of:inGrammar:)``).
+        public var role: Role? = nil
+        /// For a positive: whether `text` is right, accepted or not: with intents, whether it
+        /// parses to the transcript's intent and values, else to the intent label; without,
+        /// whether it is the transcript. `nil` when the row has neither.
+        public var right: Bool? = nil
+        /// Seconds of audio.
+        public var durationSeconds: Double = 0
+        /// What the confidence was computed from (``RecognitionResult/confidenceFeatures``).
+        public var features: [String: Double]? = nil
+    }
+
+    /// What a recording is for in the rejection measurement.
+    public enum Role: String, Sendable, Codable {
+        /// A command: it should be accepted, and heard right.
+        case positive
+        /// Not a command of the grammar: it should be rejected.
+        case negative
     }
 
     /// A recording whose outcome is wrong, or that could not be read.
@@ -82,6 +101,8 @@ public struct EvaluationReport: Sendable, Codable {
     public var maxLatencyMs: Double
     public var loadSeconds: Double
     public var peakRSSMegabytes: Double
+    /// Acceptance of positives and false accepts on negatives; `nil` when the manifest has neither.
+    public var rejection: RejectionReport? = nil
     public var errors: [Failure]
     public var results: [Item]
 
@@ -115,6 +136,9 @@ public struct Evaluation {
     private let manifest: Manifest
     private let intents: IntentParser?
     private let noise: NoiseCondition?
+    private let allNegative: Bool
+    private let threshold: Double?
+    private let curveThresholds: [Double]?
 
     /// Creates an evaluation of `manifest`.
     ///
@@ -122,10 +146,38 @@ public struct Evaluation {
     ///   - manifest: the labelled recordings.
     ///   - intents: parses each result into an intent, scored against `intent_slots_json`.
     ///   - noise: mixed into every recording before recognition.
-    public init(manifest: Manifest, intents: IntentParser? = nil, noise: NoiseCondition? = nil) {
+    ///   - allNegative: every row is speech to reject, whatever its labels.
+    ///   - threshold: the recognizer's rejection threshold, named in the report.
+    ///   - curveThresholds: also measure acceptance and false accepts at these thresholds.
+    public init(
+        manifest: Manifest,
+        intents: IntentParser? = nil,
+        noise: NoiseCondition? = nil,
+        allNegative: Bool = false,
+        threshold: Double? = nil,
+        curveThresholds: [Double]? = nil
+    ) {
         self.manifest = manifest
         self.intents = intents
         self.noise = noise
+        self.allNegative = allNegative
+        self.threshold = threshold
+        self.curveThresholds = curveThresholds
+    }
+
+    /// Whether a row is a command or speech to reject.
+    ///
+    /// The `expect` column wins; then a transcript is a positive when the grammar can
+    /// produce it and a negative when it cannot; then a row with an intent label is a
+    /// positive. Other rows have no role.
+    public static func role(of entry: Manifest.Entry, inGrammar: Bool?) -> EvaluationReport.Role? {
+        switch entry.expectation {
+        case .accept: return .positive
+        case .reject: return .negative
+        case nil: break
+        }
+        if let inGrammar { return inGrammar ? .positive : .negative }
+        return IntentLabel(json: entry.labels) == nil ? nil : .positive
     }
 
     /// Recognizes each recording and scores the results.
@@ -163,6 +215,7 @@ public struct Evaluation {
             decodeSeconds += result.decodeSeconds
             audioSeconds += result.durationSeconds
             let inGrammar = entry.transcript.map { recognizer.accepts($0) }
+            let role = allNegative ? .negative : Self.role(of: entry, inGrammar: inGrammar)
             var item = EvaluationReport.Item(
                 file: entry.relativePath,
                 expected: entry.transcript,
@@ -173,16 +226,25 @@ public struct Evaluation {
                 inGrammar: inGrammar,
                 latencyMs: latency
             )
-            if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar) {
+            item.role = role
+            item.durationSeconds = result.durationSeconds
+            item.features = result.confidenceFeatures
+            if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
+            if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {
                 failures.append(failure)
             }
-            if let intents {
+            if let intents, role != .negative {
                 let match = intents.parse(result.text).first
+                if role == .positive, let expected = entry.transcript, let wanted = intents.parse(expected).first {
+                    // A command is understood when its intent and values are ("pause it" for "pause").
+                    item.right = match == wanted
+                }
                 item.intent = result.rejected ? nil : match?.intent
                 item.parameters = result.rejected ? nil : match.map { Self.labelStrings($0.parameters) }
                 if let label = IntentLabel(json: entry.labels) {
                     item.intentCorrect = label.matches(match, rejected: result.rejected)
                     ignoringRejection.append(label.matches(match, rejected: false))
+                    if role == .positive, entry.transcript == nil { item.right = label.matches(match, rejected: false) }
                     for slot in label.wrongSlots(match, rejected: result.rejected) { slotErrors[slot, default: 0] += 1 }
                     if item.intentCorrect == false {
                         let heard = result.rejected ? "rejected: \"\(result.text)\"" : match.map { Self.describe($0) } ?? "no intent in \"\(result.text)\""
@@ -201,6 +263,14 @@ public struct Evaluation {
             report.slotErrors = slotErrors
         }
         report.noise = noise.map { "\($0.name) at \($0.snr) dB SNR" }
+        let outcomes = items.compactMap { item in
+            item.role.map {
+                RejectionReport.Outcome(role: $0, right: item.right ?? true, heard: !item.text.isEmpty, rejected: item.rejected, confidence: item.confidence, seconds: item.durationSeconds)
+            }
+        }
+        if !outcomes.isEmpty {
+            report.rejection = RejectionReport(outcomes: outcomes, threshold: threshold, curveThresholds: curveThresholds ?? [])
+        }
         return report
     }
 
@@ -224,7 +294,11 @@ public struct Evaluation {
         return ([match.intent] + slots).joined(separator: " ")
     }
 
-    private static func failure(entry: Manifest.Entry, result: RecognitionResult, inGrammar: Bool?) -> EvaluationReport.Failure? {
+    private static func failure(entry: Manifest.Entry, result: RecognitionResult, inGrammar: Bool?, role: EvaluationReport.Role?) -> EvaluationReport.Failure? {
+        if role == .negative, !result.rejected, inGrammar != false {
+            // Marked as speech to reject, with no transcript or one the grammar could produce.
+            return .init(kind: .falseAccept, file: entry.relativePath, line: entry.line, expected: entry.transcript, heard: result.text, confidence: result.confidence)
+        }
         guard let expected = entry.transcript, let inGrammar else { return nil }
         let kind: EvaluationReport.Failure.Kind
         switch (inGrammar, result.text == expected, result.rejected) {
@@ -275,6 +349,97 @@ public struct Evaluation {
             results: items
         )
     }
+}
+
+/// How many commands are accepted and how much other speech is let through, at the
+/// operating threshold and, optionally, along a curve of thresholds.
+///
+/// Acceptance is positives heard right and accepted over all positives (a positive with
+/// no transcript or intent label counts as right); false accepts are negatives accepted,
+/// per hour of negative audio. On the curve a result is accepted when it has words and its
+/// confidence is at least the threshold, which is how ``PocketSphinxRecognizer`` rejects.
+public struct RejectionReport: Sendable, Codable, Hashable {
+    /// One result, as far as rejection is concerned.
+    public struct Outcome: Sendable, Hashable {
+        public var role: EvaluationReport.Role
+        /// For a positive, whether the words (or intent) are right, accepted or not.
+        public var right: Bool
+        /// Whether any words were heard.
+        public var heard: Bool
+        public var rejected: Bool
+        public var confidence: Double
+        /// Seconds of audio.
+        public var seconds: Double
+
+        /// Creates an outcome.
+        public init(role: EvaluationReport.Role, right: Bool, heard: Bool, rejected: Bool, confidence: Double, seconds: Double) {
+            self.role = role
+            self.right = right
+            self.heard = heard
+            self.rejected = rejected
+            self.confidence = confidence
+            self.seconds = seconds
+        }
+    }
+
+    /// The counts at one threshold.
+    public struct Point: Sendable, Codable, Hashable {
+        /// The rejection threshold; `nil` at the operating point of a recognizer whose threshold is not known.
+        public var threshold: Double?
+        /// Positives heard right and accepted.
+        public var acceptedRight: Int
+        /// Positives accepted, right or not.
+        public var accepted: Int
+        /// Negatives accepted.
+        public var falseAccepts: Int
+        /// `acceptedRight` over all positives.
+        public var acceptance: Double?
+        /// `accepted` over all positives.
+        public var acceptanceIgnoringRight: Double?
+        /// `falseAccepts` over the hours of negative audio.
+        public var falseAcceptsPerHour: Double?
+    }
+
+    public var positives: Int
+    /// Positives heard right, accepted or not: the most that acceptance can reach.
+    public var positivesRight: Int
+    public var negatives: Int
+    /// Seconds of negative audio: the denominator of false accepts per hour.
+    public var negativeSeconds: Double
+    /// As the recognizer decided.
+    public var operatingPoint: Point
+    /// Empty unless thresholds were asked for.
+    public var curve: [Point]
+
+    /// Counts `outcomes` at the recognizer's own decisions and at each of `curveThresholds`.
+    public init(outcomes: [Outcome], threshold: Double?, curveThresholds: [Double] = []) {
+        let positives = outcomes.filter { $0.role == .positive }
+        let negatives = outcomes.filter { $0.role == .negative }
+        self.positives = positives.count
+        self.positivesRight = positives.filter(\.right).count
+        self.negatives = negatives.count
+        self.negativeSeconds = negatives.reduce(0) { $0 + $1.seconds }
+        let hours = negativeSeconds / 3600
+        func point(_ threshold: Double?, _ accepted: (Outcome) -> Bool) -> Point {
+            let acceptedPositives = positives.filter(accepted)
+            let right = acceptedPositives.filter(\.right).count
+            let falseAccepts = negatives.filter(accepted).count
+            return Point(
+                threshold: threshold,
+                acceptedRight: right,
+                accepted: acceptedPositives.count,
+                falseAccepts: falseAccepts,
+                acceptance: ratio(right, positives.count),
+                acceptanceIgnoringRight: ratio(acceptedPositives.count, positives.count),
+                falseAcceptsPerHour: hours > 0 ? Double(falseAccepts) / hours : nil
+            )
+        }
+        operatingPoint = point(threshold) { !$0.rejected }
+        curve = curveThresholds.map { threshold in point(threshold) { $0.heard && $0.confidence >= threshold } }
+    }
+
+    /// Thresholds 0.05, 0.10, … 0.95.
+    public static let standardThresholds = (1...19).map { Double($0) / 20 }
 }
 
 private func ratio(_ part: Int, _ whole: Int) -> Double? {

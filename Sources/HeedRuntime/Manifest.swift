@@ -1,9 +1,17 @@
 import Foundation
 
 /// A labelled corpus listing: a TSV file with a header row and the columns `wav`,
-/// `transcript`, `intent_slots_json` and `speaker` (only `wav` is required).
-/// Paths are relative to the manifest's folder.
+/// `transcript`, `intent_slots_json`, `speaker` and `expect` (only `wav` is required).
+/// Paths are relative to the manifest's folder. Other columns are ignored.
 public struct Manifest: Sendable {
+    /// What a row says the recognizer should do with its recording (the `expect` column).
+    public enum Expectation: String, Sendable, Hashable, Codable {
+        /// A command: it should be heard right and accepted.
+        case accept
+        /// Not a command of the grammar (other speech, out-of-vocabulary words): it should be rejected.
+        case reject
+    }
+
     /// One labelled recording.
     public struct Entry: Sendable, Hashable {
         /// The audio file's absolute path.
@@ -16,6 +24,8 @@ public struct Manifest: Sendable {
         public var labels: String?
         /// The speaker column.
         public var speaker: String?
+        /// The `expect` column; `nil` when empty or absent (the transcript and labels decide).
+        public var expectation: Expectation? = nil
         /// The 1-based line of the manifest the entry comes from.
         public var line: Int
     }
@@ -48,6 +58,7 @@ public struct Manifest: Sendable {
         let transcriptColumn = columns.firstIndex(of: "transcript")
         let labelColumn = columns.firstIndex(of: "intent_slots_json")
         let speakerColumn = columns.firstIndex(of: "speaker")
+        let expectColumn = columns.firstIndex(of: "expect")
         var entries: [Entry] = []
         for (index, line) in lines.enumerated().dropFirst() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -58,6 +69,12 @@ public struct Manifest: Sendable {
             guard let wav = field(wavColumn) else {
                 throw ManifestError(path: path, line: index + 1, reason: "the `wav` field (column \(wavColumn + 1)) is empty")
             }
+            let expectation = try field(expectColumn).map { (text) throws(ManifestError) in
+                guard let expectation = Expectation(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                    throw ManifestError(path: path, line: index + 1, reason: "the `expect` field is \"\(text)\"; expected `accept`, `reject` or nothing")
+                }
+                return expectation
+            }
             entries.append(
                 Entry(
                     audioPath: wav.hasPrefix("/") ? wav : folder.appendingPathComponent(wav).path,
@@ -65,6 +82,7 @@ public struct Manifest: Sendable {
                     transcript: field(transcriptColumn).map(Transcript.normalize),
                     labels: field(labelColumn),
                     speaker: field(speakerColumn),
+                    expectation: expectation,
                     line: index + 1
                 )
             )

@@ -25,44 +25,134 @@ struct AcousticMargin {
 
     /// Mean (grammar − phone loop) acoustic score per frame over `spans`, in the decoder's log units.
     func perFrame(over spans: [Range<Int>]) -> Double {
-        var total = 0.0
-        var count = 0
-        for span in spans {
-            for frame in span {
-                guard let score = grammarScores[frame] else { continue }
-                total += score - (phoneScores[frame] ?? 0)
-                count += 1
-            }
-        }
-        return count == 0 ? 0 : total / Double(count)
+        let margins = frameMargins(over: spans)
+        return margins.isEmpty ? 0 : margins.reduce(0, +) / Double(margins.count)
+    }
+
+    /// Mean (grammar − phone loop) per frame over every frame the grammar path covers,
+    /// silences and fillers included.
+    var overAllFrames: Double {
+        let frames = grammarScores.keys
+        guard let first = frames.min(), let last = frames.max() else { return 0 }
+        return perFrame(over: [first..<(last + 1)])
+    }
+
+    /// The fraction of the frames of `spans` whose margin is below `limit`.
+    func fraction(below limit: Double, over spans: [Range<Int>]) -> Double {
+        let margins = frameMargins(over: spans)
+        return margins.isEmpty ? 0 : Double(margins.filter { $0 < limit }.count) / Double(margins.count)
+    }
+
+    private func frameMargins(over spans: [Range<Int>]) -> [Double] {
+        spans.flatMap { span in span.compactMap { frame in grammarScores[frame].map { $0 - (phoneScores[frame] ?? 0) } } }
     }
 }
 
-/// Maps the per-frame acoustic margin to a probability that the result is right.
+/// The measurements a confidence is computed from, for one recognized utterance.
 ///
-/// `probability = 1 / (1 + exp(-(slope × margin + intercept)))`, fitted by logistic
-/// regression on labelled recordings (see the README, "Confidence").
+/// All come from the forced alignment of the recognized words and the free phone loop over
+/// the same audio (``AcousticMargin``), and from the words' pronunciations: no extra decoding.
+struct ConfidenceFeatures {
+    /// Mean margin per frame over the words' frames.
+    var meanMargin: Double
+    /// The lowest mean margin of one word.
+    var minimumWordMargin: Double
+    /// Mean margin over every frame of the path, silences included: low when the grammar
+    /// explains part of the audio as silence or noise and that part was speech.
+    var allFramesMargin: Double
+    /// The fraction of word frames whose margin is below ``ConfidenceFeatures/lowMargin``.
+    var lowMarginFraction: Double
+    /// Natural log of word frames per phone of the words' pronunciations (normal speech:
+    /// 6–12 frames a phone): words stretched over a long stretch of other speech, or
+    /// squeezed into a click.
+    var logFramesPerPhone: Double
+    /// Natural log of the phones the free loop found in the words' frames over the phones of
+    /// the words.
+    var logPhoneRatio: Double
+    /// Natural log of the number of words.
+    var logWordCount: Double
+    /// Natural log of 1 + the phones the free loop found outside the utterance's words
+    /// (silences and noises excluded): speech that the recognized words leave unexplained,
+    /// as when a command-like phrase is picked out of a long stretch of talk.
+    var logOutsidePhones: Double
+    /// Word frames over all frames.
+    var speechFraction: Double
+
+    /// A frame margin below this is poor (decoder log units per frame).
+    static let lowMargin = -20.0
+
+    /// The features by name, as ``ConfidenceModel`` weighs them and `heed eval` reports them.
+    var named: [String: Double] {
+        [
+            "meanMargin": meanMargin,
+            "minimumWordMargin": minimumWordMargin,
+            "allFramesMargin": allFramesMargin,
+            "lowMarginFraction": lowMarginFraction,
+            "logFramesPerPhone": logFramesPerPhone,
+            "logFramesPerPhoneSquared": logFramesPerPhone * logFramesPerPhone,
+            "logPhoneRatio": logPhoneRatio,
+            "logWordCount": logWordCount,
+            "logOutsidePhones": logOutsidePhones,
+            "speechFraction": speechFraction,
+        ]
+    }
+}
+
+/// Maps confidence features to a probability that the result is right.
+///
+/// `probability = 1 / (1 + exp(-(Σ weight × feature + intercept)))`, fitted by logistic
+/// regression on labelled recordings (`scripts/calibrate-confidence.py`; README,
+/// "Confidence and rejection"). A model of the margin alone has one weight, `meanMargin`.
 public struct ConfidenceModel: Sendable, Hashable {
-    /// Weight of the margin.
-    public var slope: Double
+    /// Weight of each feature, by name (see `ConfidenceFeatures.named`); features not named weigh 0.
+    public var weights: [String: Double]
     /// Offset.
     public var intercept: Double
 
-    /// Creates a model.
-    public init(slope: Double, intercept: Double) {
-        self.slope = slope
+    /// Creates a model over named features.
+    public init(weights: [String: Double], intercept: Double) {
+        self.weights = weights
         self.intercept = intercept
     }
 
-    /// Fitted with a phone-loop reference on 943 results of the shared corpora and
-    /// Debian's test recordings (`scripts/calibrate-confidence.py`; README, "Confidence").
+    /// Creates a model of the mean acoustic margin alone.
+    public init(slope: Double, intercept: Double) {
+        self.init(weights: ["meanMargin": slope], intercept: intercept)
+    }
+
+    /// Weight of the mean margin.
+    public var slope: Double { weights["meanMargin"] ?? 0 }
+
+    /// Six features of the alignment and the phone loop, fitted on the train split of the
+    /// rejection sets (629 results of real speech, `scripts/rejection-sets.py` and
+    /// `scripts/calibrate-confidence.py`; README, "Confidence and rejection").
+    public static let features = ConfidenceModel(
+        weights: [
+            "meanMargin": 0.2538,
+            "allFramesMargin": 0.1523,
+            "lowMarginFraction": -5.129,
+            "logPhoneRatio": 0.9685,
+            "logOutsidePhones": -0.4281,
+            "logWordCount": 1.289,
+        ],
+        intercept: 1.169
+    )
+
+    /// The margin alone, fitted with a phone-loop reference on 943 results of the shared
+    /// corpora and Debian's test recordings (the first version).
     public static let phoneLoop = ConfidenceModel(slope: 0.1731, intercept: -0.092)
 
     /// Fitted the same way without the phone loop (the path's own per-frame score).
     public static let pathOnly = ConfidenceModel(slope: 0.1569, intercept: 2.683)
 
-    /// The probability for a margin.
+    /// The probability for a margin, with every other feature at 0.
     public func probability(_ margin: Double) -> Double {
-        1 / (1 + exp(-(slope * margin + intercept)))
+        probability(["meanMargin": margin])
+    }
+
+    /// The probability for named features.
+    public func probability(_ features: [String: Double]) -> Double {
+        let sum = weights.reduce(intercept) { $0 + $1.value * (features[$1.key] ?? 0) }
+        return 1 / (1 + exp(-sum))
     }
 }

@@ -80,8 +80,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             decoderOptions: [:],
             maximumAlternatives: 5,
             phoneLoopReference: true,
-            confidence: .phoneLoop,
-            rejectionThreshold: 0.3
+            confidence: .features,
+            // At most 1 false accept per hour of other speech on the train split of the
+            // rejection sets (README, "Confidence and rejection").
+            rejectionThreshold: 0.87
         )
     }
 
@@ -347,20 +349,20 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
         let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
         let margin = AcousticMargin(grammar: aligned, phoneLoop: phones)
-        let utteranceMargin = margin.perFrame(over: words.map { $0.startFrame..<($0.endFrame + 1) })
-        let confidence = text.isEmpty ? 0 : configuration.confidence.probability(utteranceMargin)
+        let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones)
+        let confidence = text.isEmpty ? 0 : configuration.confidence.probability(features.named)
         let segments = words.map { segment in
             WordSegment(
                 word: Self.baseWord(segment.word),
                 start: Double(segment.startFrame) / Self.framesPerSecond,
                 end: Double(segment.endFrame + 1) / Self.framesPerSecond,
-                confidence: configuration.confidence.probability(margin.perFrame(over: [segment.startFrame..<(segment.endFrame + 1)]))
+                confidence: configuration.confidence.probability(confidenceFeatures(of: [segment], among: words, margin: margin, phoneLoop: phones).named)
             )
         }
-        return RecognitionResult(
+        var result = RecognitionResult(
             text: text,
             score: hypothesis.map { Double($0.score) } ?? 0,
-            acousticMargin: utteranceMargin,
+            acousticMargin: features.meanMargin,
             confidence: confidence,
             rejected: text.isEmpty || confidence < configuration.rejectionThreshold,
             alternatives: distinctAlternatives(alternatives, excluding: text),
@@ -368,6 +370,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
             decodeSeconds: cpuSeconds
         )
+        result.confidenceFeatures = text.isEmpty ? nil : features.named
+        return result
     }
 
     // MARK: Live decoding
@@ -507,6 +511,36 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         var error = error
         error.message += ": " + lines.joined(separator: "; ")
         return error
+    }
+
+    // MARK: Confidence
+
+    /// The confidence features of `words` (all of the utterance's, or one of them for a
+    /// word's confidence); the utterance-wide ones come from `all`.
+    private func confidenceFeatures(of words: [RawSegment], among all: [RawSegment], margin: AcousticMargin, phoneLoop: [RawSegment]) -> ConfidenceFeatures {
+        let spans = words.map { $0.startFrame..<($0.endFrame + 1) }
+        let wordFrames = spans.reduce(0) { $0 + $1.count }
+        let phoneCount = words.reduce(0) { count, word in
+            count + max(1, decoder.pronunciation(of: word.word)?.split(separator: " ").count ?? 1)
+        }
+        // Phone-loop phones (silences and noises excluded) whose middle frame falls in the words'
+        // frames, and those that fall outside every word of the utterance: speech the words leave out.
+        let allSpans = all.map { $0.startFrame..<($0.endFrame + 1) }
+        let spoken = phoneLoop.filter { !Self.isFiller($0.word) && !$0.word.hasPrefix("+") && $0.word != "SIL" }.map { ($0.startFrame + $0.endFrame) / 2 }
+        let loopPhones = spoken.filter { middle in spans.contains { $0.contains(middle) } }.count
+        let outsidePhones = spoken.filter { middle in !allSpans.contains { $0.contains(middle) } }.count
+        let totalFrames = max(1, utterance.count / (AudioBuffer.recognitionSampleRate / Int(Self.framesPerSecond)))
+        return ConfidenceFeatures(
+            meanMargin: margin.perFrame(over: spans),
+            minimumWordMargin: spans.map { margin.perFrame(over: [$0]) }.min() ?? 0,
+            allFramesMargin: margin.overAllFrames,
+            lowMarginFraction: margin.fraction(below: ConfidenceFeatures.lowMargin, over: spans),
+            logFramesPerPhone: Foundation.log(Double(max(1, wordFrames)) / Double(max(1, phoneCount))),
+            logPhoneRatio: Foundation.log(Double(max(1, loopPhones)) / Double(max(1, phoneCount))),
+            logWordCount: Foundation.log(Double(max(1, words.count))),
+            logOutsidePhones: Foundation.log(Double(1 + outsidePhones)),
+            speechFraction: Double(allSpans.reduce(0) { $0 + $1.count }) / Double(totalFrames)
+        )
     }
 }
 

@@ -11,14 +11,25 @@ struct Eval: ParsableCommand {
         abstract: "Measure accuracy, rejection, speed and memory over a labelled corpus.",
         discussion: """
             MANIFEST is a TSV file with a header row and the columns wav, transcript, \
-            intent_slots_json and speaker (only wav is required); paths are relative to \
-            the manifest (the format of the shared corpora).
+            intent_slots_json, speaker and expect (only wav is required); paths are relative \
+            to the manifest (the format of the shared corpora). Other columns are ignored.
 
             Rows whose transcript the grammar can produce are in-grammar: they count \
             towards sentence accuracy, word error rate and false rejects. Rows whose \
             transcript it cannot produce are out-of-grammar: they should be rejected, \
             and count towards false accepts. Latency is the wall time to decode one \
             recording; the real-time factor is decode CPU seconds over audio seconds.
+
+            Rejection: every row is a positive (a command, to accept) or a negative \
+            (other speech, to reject). The expect column says so (accept or reject); \
+            when it is empty, an in-grammar transcript is a positive, an out-of-grammar one \
+            a negative, and a row with only an intent label a positive. --negative makes \
+            every row a negative. The report gives acceptance (positives heard right and \
+            accepted, over all positives; also accepted right or not) and false accepts \
+            (negatives accepted, and per hour of negative audio) at the rejection \
+            threshold; --curve adds them at thresholds 0.05 to 0.95, re-applied to the \
+            confidences (a result is accepted when it has words and its confidence is at \
+            least the threshold).
 
             With --intents, the grammar is compiled from the intent definitions and each \
             result is parsed into an intent and scored against the row's intent_slots_json \
@@ -35,6 +46,7 @@ struct Eval: ParsableCommand {
                 --grammar grammars/speech-commands.gram --json
               heed eval corpora/picovoice_barista/manifest.tsv \\
                 --intents intents/examples/coffee.json --noise corpora/picovoice_barista/noise/kitchen.wav --snr 6
+              heed eval librivox.tsv --intents intents --negative --curve
             """
     )
 
@@ -47,6 +59,12 @@ struct Eval: ParsableCommand {
 
     @Option(help: ArgumentHelp("The signal-to-noise ratio for --noise, in dB.", valueName: "db"))
     var snr: Double?
+
+    @Flag(help: "Every row is speech to reject (a negative), whatever its labels.")
+    var negative = false
+
+    @Flag(help: "Also report acceptance and false accepts at rejection thresholds 0.05 to 0.95.")
+    var curve = false
 
     @Flag(help: "Print the report as one JSON object.")
     var json = false
@@ -67,7 +85,14 @@ struct Eval: ParsableCommand {
             Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
         }
         let showProgress = standardErrorIsTerminal
-        let evaluation = Evaluation(manifest: manifest, intents: catalog?.parser(vocabulary: registered.terms), noise: condition)
+        let evaluation = Evaluation(
+            manifest: manifest,
+            intents: catalog?.parser(vocabulary: registered.terms),
+            noise: condition,
+            allNegative: negative,
+            threshold: self.recognizer.rejectionThreshold,
+            curveThresholds: curve ? RejectionReport.standardThresholds : nil
+        )
         let report = try evaluation.run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds) { index, count, file in
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K[\(index)/\(count)] \(file)".utf8)) }
         }
@@ -87,6 +112,9 @@ struct Eval: ParsableCommand {
             "  real-time factor \(String(format: "%.4f", report.rtf))   latency p50 \(String(format: "%.1f", report.p50LatencyMs)) ms  p95 \(String(format: "%.1f", report.p95LatencyMs)) ms   load \(String(format: "%.3f", report.loadSeconds)) s   peak RSS \(String(format: "%.1f", report.peakRSSMegabytes)) MB",
         ]
         if let noise = report.noise { lines.insert("  noise: \(noise)", at: 1) }
+        if let rejection = report.rejection {
+            lines.append(contentsOf: describe(rejection))
+        }
         if let accuracy = report.intentAccuracy {
             let slots = (report.slotErrors ?? [:]).sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             lines.append("  intent accuracy \(percent(accuracy)) of \(report.intentUtterances ?? 0) labelled (\(percent(report.intentAccuracyIgnoringRejection)) ignoring rejection)   slot errors: \(slots.isEmpty ? "none" : slots)")
@@ -97,5 +125,35 @@ struct Eval: ParsableCommand {
             lines.append("    \(error.kind.rawValue): \(error.file) (line \(error.line)): \(detail)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func describe(_ rejection: RejectionReport) -> [String] {
+        func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "n/a" }
+        func perHour(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "n/a" }
+        let point = rejection.operatingPoint
+        let threshold = point.threshold.map { String(format: "%.2f", $0) } ?? "the recognizer's"
+        var lines = [
+            "  rejection at threshold \(threshold): \(rejection.positives) positives (\(rejection.positivesRight) heard right), \(rejection.negatives) negatives (\(String(format: "%.3f", rejection.negativeSeconds / 3600)) h)",
+            "    acceptance \(percent(point.acceptance)) (\(point.acceptedRight) heard right and accepted; \(percent(point.acceptanceIgnoringRight)) accepted right or not)   false accepts \(point.falseAccepts), \(perHour(point.falseAcceptsPerHour)) per hour",
+        ]
+        if !rejection.curve.isEmpty {
+            lines.append("    threshold  acceptance  accepted  false accepts  per hour")
+            for point in rejection.curve {
+                let threshold = String(format: "%.2f", point.threshold ?? 0)
+                let acceptance = percent(point.acceptance), accepted = percent(point.acceptanceIgnoringRight)
+                let falseAccepts = "\(point.falseAccepts)", hourly = perHour(point.falseAcceptsPerHour)
+                lines.append(
+                    "    " + [threshold.padding(9), acceptance.padding(10), accepted.padding(8), falseAccepts.padding(13), hourly].joined(separator: "  ")
+                )
+            }
+        }
+        return lines
+    }
+}
+
+extension String {
+    /// Left-aligned in `width` columns.
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }

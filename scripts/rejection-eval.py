@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Runs `heed eval` over the rejection sets and prints the combined rejection curve.
+
+usage: scripts/rejection-eval.py HEED_BINARY SETS_DIR [RESULTS_DIR] [-- HEED_EVAL_FLAGS...]
+
+SETS_DIR is what scripts/rejection-sets.py wrote. Each set is decoded with its own
+grammar (`heed eval --json --reject-below 0`, so every result keeps its confidence and
+its parse) into RESULTS_DIR (default SETS_DIR/results); a set whose JSON is already
+there is not decoded again (delete the folder to re-run). Then it prints, per set and
+combined over real speech, by split (train, test, all):
+
+  threshold → acceptance (positives heard right and accepted / positives),
+              of right (the same over positives heard right: what rejection lost),
+              accepted (positives accepted, right or not),
+              false accepts on negatives (count, per hour of negative audio)
+
+A result is accepted at threshold t when it has words and its confidence is at least t,
+which is how the recognizer rejects. Synthetic speech is reported on its own.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+THRESHOLDS = [round(0.05 * step, 2) for step in range(1, 20)]
+
+
+def load_sets(sets_dir):
+    with open(os.path.join(sets_dir, "sets.tsv")) as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def run_sets(heed, sets_dir, results_dir, flags):
+    os.makedirs(results_dir, exist_ok=True)
+    for entry in load_sets(sets_dir):
+        target = os.path.join(results_dir, entry["name"] + ".json")
+        if os.path.exists(target):
+            continue
+        command = [heed, "eval", "--json", "--reject-below", "0", *entry["grammar"].split(), *flags, entry["manifest"]]
+        print("running", " ".join(command), file=sys.stderr)
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        if done.returncode != 0 and not done.stdout.startswith("{"):
+            sys.exit(f"{entry['name']}: heed eval failed: {done.stderr}")
+        with open(target, "w") as handle:
+            handle.write(done.stdout)
+
+
+def outcomes(sets_dir, results_dir):
+    """Every result as a dict: set, speech, split, role, right, text, confidence, seconds, features."""
+    result = []
+    for entry in load_sets(sets_dir):
+        with open(entry["manifest"], newline="") as handle:
+            rows = {row["wav"]: row for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)}
+        with open(os.path.join(results_dir, entry["name"] + ".json")) as handle:
+            report = json.load(handle)
+        for item in report["results"]:
+            row = rows[item["file"]]
+            role = item.get("role") or fallback_role(item, row)
+            if role is None:
+                continue
+            right = item.get("right")
+            if right is None:
+                right = item["text"] == item["expected"] if item.get("expected") is not None else item.get("intentCorrect", True)
+            result.append({
+                "set": entry["name"], "speech": entry["speech"], "split": row["split"], "role": role, "right": bool(right),
+                "text": item["text"], "confidence": item["confidence"], "seconds": item.get("durationSeconds", 0),
+                "features": item.get("features") or {"meanMargin": item["acousticMargin"]}, "file": item["file"],
+            })
+    return result
+
+
+def fallback_role(item, row):
+    """The role of a result from a `heed eval` that predates the `expect` column."""
+    if row.get("expect") in ("reject", "accept"):
+        return "negative" if row["expect"] == "reject" else "positive"
+    if item.get("expected") is not None:
+        return "positive" if item["inGrammar"] else "negative"
+    return "positive" if '"intent"' in row.get("intent_slots_json", "") else None
+
+
+def durations(items):
+    """Seconds of audio per file, from soxi, for results without durationSeconds."""
+    missing = [item for item in items if not item["seconds"]]
+    for item in missing:
+        item["seconds"] = float(subprocess.run(["soxi", "-D", item["file"]], capture_output=True, text=True).stdout)
+
+
+def curve(items, score=lambda item: item["confidence"], thresholds=THRESHOLDS):
+    positives = [item for item in items if item["role"] == "positive"]
+    negatives = [item for item in items if item["role"] == "negative"]
+    hours = sum(item["seconds"] for item in negatives) / 3600
+    rows = []
+    for t in thresholds:
+        accepted = lambda item: item["text"] != "" and score(item) >= t
+        right = sum(1 for item in positives if accepted(item) and item["right"])
+        any_ = sum(1 for item in positives if accepted(item))
+        fa = sum(1 for item in negatives if accepted(item))
+        rows.append((t, right, any_, len(positives), fa, len(negatives), hours, sum(1 for item in positives if item["right"])))
+    return rows
+
+
+def print_curve(title, rows):
+    print(f"\n{title}")
+    print("threshold  acceptance (right)  of right  accepted  false accepts  FA/hour")
+    for t, right, any_, npos, fa, nneg, hours, ceiling in rows:
+        acceptance = f"{right}/{npos} {100 * right / npos:5.1f}%" if npos else "n/a"
+        of_right = f"{100 * right / ceiling:5.1f}%" if ceiling else "n/a"
+        accepted = f"{100 * any_ / npos:5.1f}%" if npos else "n/a"
+        per_hour = f"{fa / hours:7.1f}" if hours else "n/a"
+        print(f"{t:9.2f}  {acceptance:>18}  {of_right:>8}  {accepted:>8}  {fa:>6}/{nneg:<6}  {per_hour}")
+
+
+def summary(items):
+    positives = [item for item in items if item["role"] == "positive"]
+    negatives = [item for item in items if item["role"] == "negative"]
+    return f"{len(positives)} positives ({sum(1 for i in positives if i['right'])} heard right; {sum(i['seconds'] for i in positives) / 60:.1f} min), " \
+           f"{len(negatives)} negatives ({sum(i['seconds'] for i in negatives) / 3600:.3f} h)"
+
+
+def main():
+    args = sys.argv[1:]
+    flags = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
+    if len(args) not in (2, 3):
+        sys.exit(__doc__)
+    heed, sets_dir = os.path.abspath(args[0]), os.path.abspath(args[1])
+    results_dir = os.path.abspath(args[2]) if len(args) == 3 else os.path.join(sets_dir, "results")
+    run_sets(heed, sets_dir, results_dir, flags)
+    items = outcomes(sets_dir, results_dir)
+    durations(items)
+    print("per set (all splits):")
+    for entry in load_sets(sets_dir):
+        mine = [item for item in items if item["set"] == entry["name"]]
+        print(f"  {entry['name']:28} {summary(mine)}")
+    real = [item for item in items if item["speech"] == "real"]
+    for split in ("train", "test"):
+        part = [item for item in real if item["split"] == split]
+        print_curve(f"real speech, {split} split: {summary(part)}", curve(part))
+    print_curve(f"real speech, all: {summary(real)}", curve(real))
+    synthetic = [item for item in items if item["speech"] != "real"]
+    if synthetic:
+        print_curve(f"synthetic speech: {summary(synthetic)}", curve(synthetic))
+
+
+if __name__ == "__main__":
+    main()
