@@ -108,16 +108,19 @@ public struct ConfidenceModel: Sendable, Hashable {
     public var weights: [String: Double]
     /// Offset.
     public var intercept: Double
+    /// The rejection threshold chosen for this model from its curve.
+    public var operatingPoint: Double
 
     /// Creates a model over named features.
-    public init(weights: [String: Double], intercept: Double) {
+    public init(weights: [String: Double], intercept: Double, operatingPoint: Double) {
         self.weights = weights
         self.intercept = intercept
+        self.operatingPoint = operatingPoint
     }
 
     /// Creates a model of the mean acoustic margin alone.
-    public init(slope: Double, intercept: Double) {
-        self.init(weights: ["meanMargin": slope], intercept: intercept)
+    public init(slope: Double, intercept: Double, operatingPoint: Double) {
+        self.init(weights: ["meanMargin": slope], intercept: intercept, operatingPoint: operatingPoint)
     }
 
     /// Weight of the mean margin.
@@ -135,15 +138,17 @@ public struct ConfidenceModel: Sendable, Hashable {
             "logOutsidePhones": -0.4281,
             "logWordCount": 1.289,
         ],
-        intercept: 1.169
+        intercept: 1.169,
+        operatingPoint: 0.87
     )
 
     /// The margin alone, fitted with a phone-loop reference on 943 results of the shared
     /// corpora and Debian's test recordings (the first version).
-    public static let phoneLoop = ConfidenceModel(slope: 0.1731, intercept: -0.092)
+    public static let phoneLoop = ConfidenceModel(slope: 0.1731, intercept: -0.092, operatingPoint: 0.3)
 
-    /// Fitted the same way without the phone loop (the path's own per-frame score).
-    public static let pathOnly = ConfidenceModel(slope: 0.1569, intercept: 2.683)
+    /// Fitted the same way without the phone loop (the path's own per-frame score). Its
+    /// operating point is the first version's; it was not recalibrated on the rejection sets.
+    public static let pathOnly = ConfidenceModel(slope: 0.1569, intercept: 2.683, operatingPoint: 0.3)
 
     /// The probability for a margin, with every other feature at 0.
     public func probability(_ margin: Double) -> Double {

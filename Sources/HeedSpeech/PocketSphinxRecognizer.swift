@@ -83,7 +83,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             confidence: .features,
             // At most 1 false accept per hour of other speech on the train split of the
             // rejection sets (README, "Confidence and rejection").
-            rejectionThreshold: 0.87
+            rejectionThreshold: ConfidenceModel.features.operatingPoint
         )
     }
 
@@ -158,6 +158,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         grammars[grammar.name] = compiled
         self.loadSeconds = (ContinuousClock.now - started).seconds
     }
+
+    /// Results whose confidence is below this are rejected.
+    public var rejectionThreshold: Double { configuration.rejectionThreshold }
 
     // MARK: Grammars
 

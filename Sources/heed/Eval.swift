@@ -90,7 +90,7 @@ struct Eval: ParsableCommand {
             intents: catalog?.parser(vocabulary: registered.terms),
             noise: condition,
             allNegative: negative,
-            threshold: self.recognizer.rejectionThreshold,
+            threshold: recognizer.rejectionThreshold,
             curveThresholds: curve ? RejectionReport.standardThresholds : nil
         )
         let report = try evaluation.run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds) { index, count, file in

@@ -28,9 +28,12 @@ struct RecognizerOptions: ParsableArguments {
 
     @Option(
         name: .customLong("reject-below"),
-        help: ArgumentHelp("Reject results whose confidence is below this (0–1).", valueName: "confidence")
+        help: ArgumentHelp(
+            "Reject results whose confidence is below this (0–1).",
+            discussion: "Default: the confidence model's operating point, 0.87 (0.3 with --no-phone-loop). For push-to-talk, where there is no other speech to reject, 0.5 accepts more commands.",
+            valueName: "confidence")
     )
-    var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
+    var rejectionThreshold: Double?
 
     @Option(
         help: ArgumentHelp(
@@ -61,7 +64,7 @@ struct RecognizerOptions: ParsableArguments {
 
     func validate() throws {
         if let alternatives, alternatives < 0 { throw ValidationError("--alternatives must be 0 or more") }
-        guard (0...1).contains(rejectionThreshold) else {
+        if let rejectionThreshold, !(0...1).contains(rejectionThreshold) {
             throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
         }
         for option in decoderOptions where !option.contains("=") || option.hasPrefix("=") {
@@ -76,12 +79,12 @@ struct RecognizerOptions: ParsableArguments {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
-        configuration.rejectionThreshold = rejectionThreshold
         configuration.maximumAlternatives = alternatives ?? (catalog == nil ? configuration.maximumAlternatives : 0)
         if withoutPhoneLoop {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly
         }
+        configuration.rejectionThreshold = rejectionThreshold ?? configuration.confidence.operatingPoint
         for option in decoderOptions {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]

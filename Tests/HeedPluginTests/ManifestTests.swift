@@ -51,7 +51,7 @@ struct ManifestTests {
         #expect(try parse("{\(base)}").spokenResponseMode == .spokenAudio)
         #expect(try parse("{\(base), \"spokenResponseMode\": \"none\"}").spokenResponseMode == PluginManifest.SpokenResponseMode.none)
         let error = try #require(manifestError("{\(base),\n \"spokenResponseMode\": \"loud\"}"))
-        #expect("\(error.location)" == "plugins/x/plugin.json:2:23")
+        #expect("\(error.location)" == "plugins/x/plugin.json:2:24")
         #expect(error.message.contains("\"spokenAudio\" or \"none\""))
     }
 

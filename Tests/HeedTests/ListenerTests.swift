@@ -68,8 +68,12 @@ struct ListenerTests {
         vocabularyStore: VocabularyStore? = nil, actions: [(offset: Int, action: @Sendable () -> Void)] = []
     ) throws -> Listener {
         let catalog = try Speech.catalog()
+        // These tests are about the loop. espeak-ng's voices score low confidence (14 of 36
+        // commands pass the hands-free operating point); rejection has its own tests.
+        var settings = PocketSphinxRecognizer.Configuration.default
+        settings.rejectionThreshold = 0.3
         let recognizer = try PocketSphinxRecognizer(
-            grammar: try catalog.recognitionGrammar(), configuration: .default, logger: Logger(label: "test"))
+            grammar: try catalog.recognitionGrammar(), configuration: settings, logger: Logger(label: "test"))
         var configuration = Listener.Configuration()
         configuration.activation = activation
         return Listener(
@@ -123,14 +127,14 @@ struct ListenerTests {
 
     @Test func theWakePhraseOpensTheCommand() async throws {
         let log = ListenerLog()
-        let samples = try Speech.utterance("hey heed") + Speech.utterance("pause", before: 0.2)
+        let samples = try Speech.utterance("hey heed") + Speech.utterance("pause the music", before: 0.2)
         let listener = try Self.listener(samples, activation: .wakePhrase("hey heed", threshold: 0.1), log: log)
         try await listener.run()
         let names = log.listenerEvents.map(\.event)
         let wake = try #require(names.firstIndex(of: "wake"))
         let intent = try #require(names.firstIndex(of: "intent"))
         #expect(wake < intent)
-        #expect(log.listenerEvents.first { $0.event == "intent" }?.intent?.intent == "pause")
+        #expect(log.listenerEvents.first { $0.event == "intent" }?.intent?.intent == "pauseMedia")
     }
 
     @Test func withoutTheWakePhraseNothingHappens() async throws {

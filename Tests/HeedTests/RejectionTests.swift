@@ -89,10 +89,10 @@ struct RejectionTests {
     }
 
     @Test func aModelWeighsNamedFeatures() {
-        let model = ConfidenceModel(weights: ["a": 2, "b": -1], intercept: 0.5)
+        let model = ConfidenceModel(weights: ["a": 2, "b": -1], intercept: 0.5, operatingPoint: 0.5)
         #expect(abs(model.probability(["a": 1, "b": 3]) - 1 / (1 + exp(0.5))) < 1e-12)
         #expect(model.probability([:]) == 1 / (1 + exp(-0.5)))
-        #expect(ConfidenceModel(slope: 0.2, intercept: 0).probability(10) == 1 / (1 + exp(-2.0)))
+        #expect(ConfidenceModel(slope: 0.2, intercept: 0, operatingPoint: 0.5).probability(10) == 1 / (1 + exp(-2.0)))
     }
 }
 
