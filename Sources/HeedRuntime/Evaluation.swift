@@ -139,6 +139,7 @@ public struct Evaluation {
     private let allNegative: Bool
     private let threshold: Double?
     private let curveThresholds: [Double]?
+    private let endpointing: Endpointer.Configuration?
 
     /// Creates an evaluation of `manifest`.
     ///
@@ -149,20 +150,41 @@ public struct Evaluation {
     ///   - allNegative: every row is speech to reject, whatever its labels.
     ///   - threshold: the recognizer's rejection threshold, named in the report.
     ///   - curveThresholds: also measure acceptance and false accepts at these thresholds.
+    ///   - endpointing: recognize what the listener's endpointer cuts out of each recording
+    ///     (its longest utterance), instead of the whole recording.
     public init(
         manifest: Manifest,
         intents: IntentParser? = nil,
         noise: NoiseCondition? = nil,
         allNegative: Bool = false,
         threshold: Double? = nil,
-        curveThresholds: [Double]? = nil
+        curveThresholds: [Double]? = nil,
+        endpointing: Endpointer.Configuration? = nil
     ) {
+        self.endpointing = endpointing
         self.manifest = manifest
         self.intents = intents
         self.noise = noise
         self.allNegative = allNegative
         self.threshold = threshold
         self.curveThresholds = curveThresholds
+    }
+
+    /// The longest utterance the endpointer finds in a recording, fed to it in chunks as the
+    /// listener reads a device; silence when it finds none.
+    static func longestUtterance(in audio: AudioBuffer, _ configuration: Endpointer.Configuration) -> AudioBuffer {
+        var endpointer = Endpointer(configuration: configuration)
+        var utterances: [Endpointer.Utterance] = []
+        var offset = 0
+        while offset <= audio.samples.count {
+            let end = min(audio.samples.count, offset + 1024)
+            let events = end == offset ? endpointer.finish() : endpointer.process(Array(audio.samples[offset..<end]))
+            for case .speechEnded(let utterance) in events where utterance.ending != .tooShort { utterances.append(utterance) }
+            if end == offset { break }
+            offset = end
+        }
+        let longest = utterances.max { $0.samples.count < $1.samples.count }
+        return longest?.audio ?? AudioBuffer(samples: [Int16](repeating: 0, count: 1600), sampleRate: audio.sampleRate)
     }
 
     /// Whether a row is a command or speech to reject.
@@ -205,6 +227,7 @@ public struct Evaluation {
             do {
                 audio = try AudioFile.read(entry.audioPath)
                 if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
+                if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
             } catch {
                 failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
                 continue

@@ -66,6 +66,10 @@ struct Eval: ParsableCommand {
     @Flag(help: "Also report acceptance and false accepts at rejection thresholds 0.05 to 0.95.")
     var curve = false
 
+    @Flag(
+        help: "Recognize what heed listen's endpointer cuts out of each recording (its longest utterance), not the whole file.")
+    var endpoint = false
+
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
@@ -91,7 +95,8 @@ struct Eval: ParsableCommand {
             noise: condition,
             allNegative: negative,
             threshold: recognizer.rejectionThreshold,
-            curveThresholds: curve ? RejectionReport.standardThresholds : nil
+            curveThresholds: curve ? RejectionReport.standardThresholds : nil,
+            endpointing: endpoint ? .standard : nil
         )
         let report = try evaluation.run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds) { index, count, file in
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K[\(index)/\(count)] \(file)".utf8)) }
