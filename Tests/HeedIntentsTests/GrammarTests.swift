@@ -120,7 +120,7 @@ private func checkSanity(_ jsgf: String) {
             """
         )
         let conflicts = try IntentCatalog(intentSources: [("t.json", text)]).conflicts()
-        #expect(conflicts.map(\.example) == ["pause", "timer for zero minutes"])
+        #expect(conflicts.map(\.example) == ["pause", "timer for one minutes"])
         #expect(conflicts.first?.first.intent == "pause")
         #expect(conflicts.first?.second.template == "(pause | stop) [it]")
         #expect(
