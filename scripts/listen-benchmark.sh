@@ -3,7 +3,7 @@
 # window), CPU while idle-listening, peak RSS, and an hour of audio through ALSA's file
 # plugin with memory sampled as it goes.
 # usage: scripts/listen-benchmark.sh HEED_BINARY [HOUR_SECONDS]
-# Run from the package root with a release build: swift build -c release
+# Run from the package root with a release build: swift build -c release --static-swift-stdlib
 set -euo pipefail
 heed=$(realpath "$1")
 hour=${2:-3600}

@@ -128,6 +128,61 @@ struct ListenCommandTests {
         #expect(Self.said(events, "handle").isEmpty)
     }
 
+    /// Starts `heed listen` and returns the process and its standard output as it comes.
+    static func start(_ arguments: [String], home: Home) throws -> (process: Process, output: Pipe) {
+        let process = Process()
+        process.executableURL = Fixtures.heedBinary
+        process.arguments = ["listen", "--json"] + arguments + home.options(for: "listen")
+        process.currentDirectoryURL = Fixtures.packageRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(["HOME": home.url.path]) { _, new in new }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    /// Reads lines until one contains `text` (or the output ends), returning everything read.
+    static func read(_ pipe: Pipe, until text: String) -> String {
+        var seen = ""
+        while !seen.contains(text) {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+        return seen
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalStopsTheListenerCleanly(signal: Int32) throws {
+        // The file plugin never ends: only the signal stops this listener.
+        let home = try Home(input: Self.silence(2))
+        let (process, output) = try Self.start([], home: home)
+        #expect(Self.read(output, until: "\"listening\"").contains("\"listening\""))
+        kill(process.processIdentifier, signal)
+        let rest = Self.read(output, until: "\"stopped\"")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(rest.contains("\"stopped\""))
+    }
+
+    @Test func sigusr1IsPushToTalk() throws {
+        let input = try Speech.utterance("pause the music", before: 1.5) + Self.silence(1)
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("push.wav")
+        try WAVBuilder(samples: input).data.write(to: file)
+        let home = try Home(input: Self.silence(1))
+        let (process, output) = try Self.start(
+            ["--input", file.path, "--real-time", "--activation", "push", "--dry-run", "--reject-below", "0.3"], home: home)
+        _ = Self.read(output, until: "\"listening\"")
+        kill(process.processIdentifier, SIGUSR1)
+        let rest = Self.read(output, until: "\"stopped\"")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(rest.contains("\"activated\""))
+        #expect(rest.contains("\"intent\":\"pauseMedia\""))
+    }
+
     @Test func aMissingDeviceIsAClearError() throws {
         let home = try Home(input: Self.silence(1))
         let result = try home.heed(["listen", "--device", "nosuchdevice"])
