@@ -15,8 +15,9 @@ n=0
 : > "$work/positives.txt"
 for voice in en-us en-us+f2 en-gb en-us+m3 en-gb-x-rp en-029; do
   for phrase in "hey heed" "hey heed, pause the music" "hey heed set a timer for ten minutes"; do
-    espeak-ng -v "$voice" -w "$work/p$n.raw.wav" "$phrase"
-    sox "$work/gap.wav" "$work/p$n.raw.wav" "$work/gap.wav" -r 16000 -c 1 -b 16 "$work/p$n.wav"
+    espeak-ng -v "$voice" -w "$work/p$n.espeak.wav" "$phrase"
+    sox "$work/p$n.espeak.wav" -r 16000 -c 1 -b 16 "$work/p$n.16k.wav"
+    sox "$work/gap.wav" "$work/p$n.16k.wav" "$work/gap.wav" "$work/p$n.wav"
     echo "$work/p$n.wav" >> "$work/positives.txt"
     n=$((n + 1))
   done
@@ -26,7 +27,8 @@ done
   ls /usr/share/pocketsphinx/test/data/librivox/*.wav
   ls "$corpora"/speech_to_phrase_en/wav/*.wav
   ls "$corpora"/speech_commands_v001_sample/wav/*/*.wav
-  ls "$corpora"/picovoice_barista/wav/*.wav | head -100
+  barista=("$corpora"/picovoice_barista/wav/*.wav)
+  printf '%s\n' "${barista[@]:0:100}"
 } > "$work/negatives.txt"
 for threshold in "${thresholds[@]}"; do
   heard=0

@@ -12,8 +12,6 @@ public import HeedCore
 public final class ALSACapture: AudioSource {
     /// Frames per `snd_pcm_readi` at most: a larger read than the ring buffer fails on some plugins.
     static let maximumFramesPerRead = 1024
-    /// Overruns recovered in a row without a frame read before reading gives up.
-    static let maximumRecoveriesInARow = 16
 
     /// Samples a second of what ``read(maximumFrames:)`` returns: always the rate asked for.
     public let sampleRate: Int
@@ -108,23 +106,7 @@ public final class ALSACapture: AudioSource {
                 continue
             }
             recoveriesInARow += 1
-            guard recoveriesInARow <= Self.maximumRecoveriesInARow else {
-                throw PCMDevice.failure(
-                    name,
-                    "failed \(recoveriesInARow) times in a row without delivering audio",
-                    code: result,
-                    messages: device.messages
-                )
-            }
-            if result == 0 || PCMDevice.isInterruption(result) { continue }
-            guard PCMDevice.isXRun(result) else {
-                throw PCMDevice.failure(name, "cannot be read", code: result, messages: device.messages)
-            }
-            let recovered = device.recover(from: result)
-            guard recovered == 0 else {
-                throw PCMDevice.failure(name, "overran and cannot recover", code: recovered, messages: device.messages)
-            }
-            overruns += 1
+            if try device.handleFailure(result, failuresInARow: recoveriesInARow, name: name, direction: .capture) { overruns += 1 }
         }
         if pending.count <= maximumFrames {
             defer { pending = [] }

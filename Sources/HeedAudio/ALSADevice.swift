@@ -245,6 +245,36 @@ final class PCMDevice {
         return status
     }
 
+    /// What a read or write that moved no frames (`result` ≤ 0) means for the loop around it:
+    /// repeat it at once (interrupted, or nothing yet), or after repairing an overrun or
+    /// underrun, which it counts; anything else, or too many failures in a row, is thrown.
+    ///
+    /// - Parameters:
+    ///   - result: what `snd_pcm_readi` or `snd_pcm_writei` returned.
+    ///   - failuresInARow: failures since the last call that moved frames, this one included.
+    ///   - name: the device, for the error.
+    ///   - direction: `.capture` or `.playback`, for the error's words.
+    /// - Returns: whether an overrun or underrun was repaired.
+    /// - Throws: ``AudioError`` `.device` naming the device and quoting ALSA.
+    func handleFailure(_ result: Int, failuresInARow: Int, name: String, direction: Direction) throws(AudioError) -> Bool {
+        let (moved, verb, xrun) =
+            direction == .capture ? ("delivering audio", "cannot be read", "overran") : ("playing", "cannot be written to", "underran")
+        guard failuresInARow <= Self.maximumFailuresInARow else {
+            throw Self.failure(name, "failed \(failuresInARow) times in a row without \(moved)", code: result, messages: messages)
+        }
+        if result == 0 || Self.isInterruption(result) { return false }
+        guard Self.isXRun(result) else { throw Self.failure(name, verb, code: result, messages: messages) }
+        let recovered = recover(from: result)
+        guard recovered == 0 else { throw Self.failure(name, "\(xrun) and cannot recover", code: recovered, messages: messages) }
+        return true
+    }
+
+    /// Which way audio goes through a PCM.
+    enum Direction { case capture, playback }
+
+    /// Reads or writes that fail this many times in a row, without moving a frame, give up.
+    static let maximumFailuresInARow = 16
+
     /// Whether `code` is an overrun/underrun or a suspend, which ``recover(from:)`` can repair.
     static func isXRun(_ code: Int) -> Bool { code == -Int(EPIPE) || code == -Int(ESTRPIPE) }
 

@@ -9,8 +9,6 @@ public import HeedCore
 public final class ALSAPlayback: AudioSink {
     /// Frames per `snd_pcm_writei` at most.
     static let maximumFramesPerWrite = 1024
-    /// Underruns recovered in a row without a frame written before playing gives up.
-    static let maximumRecoveriesInARow = 16
 
     /// The ALSA device name, as given.
     public var name: String { device.name }
@@ -78,18 +76,7 @@ public final class ALSAPlayback: AudioSink {
                 continue
             }
             recoveriesInARow += 1
-            guard recoveriesInARow <= Self.maximumRecoveriesInARow else {
-                throw PCMDevice.failure(name, "failed \(recoveriesInARow) times in a row without playing", code: result, messages: device.messages)
-            }
-            if result == 0 || PCMDevice.isInterruption(result) { continue }
-            guard PCMDevice.isXRun(result) else {
-                throw PCMDevice.failure(name, "cannot be written to", code: result, messages: device.messages)
-            }
-            let recovered = device.recover(from: result)
-            guard recovered == 0 else {
-                throw PCMDevice.failure(name, "underran and cannot recover", code: recovered, messages: device.messages)
-            }
-            underruns += 1
+            if try device.handleFailure(result, failuresInARow: recoveriesInARow, name: name, direction: .playback) { underruns += 1 }
         }
         try device.drain()
     }

@@ -114,7 +114,7 @@ struct ALSATests {
         let error = #expect(throws: AudioError.self) { try capture.read(maximumFrames: 4) }
         #expect(error?.code == .device)
         #expect(error?.description.contains("17 times in a row") == true)
-        #expect(capture.overruns == ALSACapture.maximumRecoveriesInARow)
+        #expect(capture.overruns == PCMDevice.maximumFailuresInARow)
     }
 
     @Test func captureThrowsOtherReadErrorsWithWhatALSASaid() throws {
