@@ -58,8 +58,9 @@ public actor Listener {
         /// Every utterance is a possible command; rejection keeps out the rest.
         case always
         /// A wake phrase opens a command window (the rest of the utterance, or the next one).
-        /// It is spotted with a grammar of the phrase followed by any command, and accepted when
-        /// each of its words' confidence reaches `threshold` (0–1).
+        /// It is spotted with a grammar of the phrase followed by any command, then verified:
+        /// the audio up to its end, recognized with a grammar of the phrase alone, must reach
+        /// `threshold` (0–1) of confidence.
         case wakePhrase(String, threshold: Double)
         /// A press (``pushToTalk()``, SIGUSR1 in `heed listen`) opens a command window.
         case pushToTalk
@@ -326,6 +327,7 @@ public actor Listener {
     }
 
     private static let wakeGrammar = "wake"
+    private static let wakePhraseGrammar = "wake:phrase"
 
     /// The wake phrase followed, optionally, by any command: spotting it with the commands
     /// around it keeps the phrase's words from being stretched over a command said in the
@@ -335,7 +337,18 @@ public actor Listener {
             vocabulary: vocabulary.terms, additionalPronunciations: vocabulary.additionalPronunciations
         ).wordGraph else { return }
         let words = TextNormalizer.words(phrase)
+        // A made-up wake word ("mycroft") is pronounced as espeak-ng guesses it.
+        let unknown = try PocketSphinxRecognizer.wordsWithoutPronunciation(
+            words, additionalPronunciations: vocabulary.additionalPronunciations)
+        var guesses: [String: [String]] = [:]
+        for word in unknown {
+            let phones = GraphemeToPhoneme.guess(word)
+            guard !phones.isEmpty else { throw RecognizerError(.wordsMissing, "the wake phrase word \"\(word)\" has no pronunciation") }
+            guesses[word] = [phones.joined(separator: " ")]
+        }
+        recognizer.addPronunciations(guesses)
         try recognizer.loadGrammar(Grammar(name: Self.wakeGrammar, wordGraph: commands.prefixed(by: words)))
+        try recognizer.loadGrammar(Grammar(name: Self.wakePhraseGrammar, wordGraph: WordGraph(phrases: [words])))
     }
 
     /// Waits for the wake phrase; then the rest of that utterance, or the next one within the
@@ -346,15 +359,22 @@ public actor Listener {
         else { return }
         try recognizer.activateGrammar(named: Self.wakeGrammar)
         let spotted = try recognizer.recognize(utterance.audio)
-        try recognizer.activateGrammar(named: commandGrammar)
         let words = TextNormalizer.words(phrase)
         let wakeWords = spotted.words.prefix(words.count)
-        guard wakeWords.map(\.word) == words, let last = wakeWords.last,
-            let confidence = wakeWords.map(\.confidence).min(), confidence >= threshold
-        else {
+        var confidence = 0.0
+        if wakeWords.map(\.word) == words, let last = wakeWords.last {
+            // Verified on its own: the audio up to the phrase's end, recognized with a grammar
+            // of the phrase alone, gets the calibrated confidence of a whole utterance.
+            let end = min(utterance.samples.count, Int((last.end + 0.1) * Double(Endpointer.sampleRate)))
+            try recognizer.activateGrammar(named: Self.wakePhraseGrammar)
+            confidence = try recognizer.recognize(AudioBuffer(samples: Array(utterance.samples[..<end]), sampleRate: Endpointer.sampleRate)).confidence
+        }
+        try recognizer.activateGrammar(named: commandGrammar)
+        guard let last = wakeWords.last, confidence >= threshold else {
             var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
             ignored.reason = "no wake phrase"
             ignored.text = spotted.text
+            ignored.confidence = confidence
             send(ignored)
             return
         }

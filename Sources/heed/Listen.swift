@@ -75,10 +75,10 @@ struct Listen: AsyncParsableCommand {
     @Option(
         name: .customLong("wake-threshold"),
         help: ArgumentHelp(
-            "The keyphrase detection threshold: lower hears the wake phrase more readily, and false alarms too.",
-            valueName: "1e-N")
+            "The confidence (0–1) the wake phrase must reach: lower hears it more readily, and false wakes too.",
+            valueName: "confidence")
     )
-    var wakeThreshold = 1e-20
+    var wakeThreshold = 0.5
 
     @Option(name: .customLong("end-silence"), help: ArgumentHelp("Seconds of quiet that end an utterance.", valueName: "seconds"))
     var endSilence = Endpointer.Configuration.standard.endSilence
@@ -117,7 +117,7 @@ struct Listen: AsyncParsableCommand {
         guard maximumUtterance >= 1 && maximumUtterance <= 60 else { throw ValidationError("--max-utterance must be between 1 and 60 seconds") }
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
         if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
-        guard wakeThreshold > 0 && wakeThreshold < 1 else { throw ValidationError("--wake-threshold must be between 0 and 1, e.g. 1e-20") }
+        guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
     }
 
@@ -146,7 +146,9 @@ struct Listen: AsyncParsableCommand {
 
         var listenerSettings = Listener.Configuration()
         switch activation {
-        case "wake": listenerSettings.activation = .wakePhrase(wakePhrase.lowercased(), threshold: wakeThreshold)
+        case "wake":
+            guard !TextNormalizer.words(wakePhrase).isEmpty else { throw ValidationError("--wake-phrase must have words") }
+            listenerSettings.activation = .wakePhrase(wakePhrase.lowercased(), threshold: wakeThreshold)
         case "push": listenerSettings.activation = .pushToTalk
         default: listenerSettings.activation = .always
         }

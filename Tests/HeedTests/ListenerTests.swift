@@ -137,6 +137,26 @@ struct ListenerTests {
         #expect(log.listenerEvents.first { $0.event == "intent" }?.intent?.intent == "pauseMedia")
     }
 
+    /// People saying other assistants' wake words (rhasspy-test recordings in the shared
+    /// corpora), each followed by a command: every one is heard at the default threshold.
+    @Test(arguments: [
+        ("porcupine", "porcupine"), ("precise", "hey mycroft"), ("pocketsphinx", "okay rhasspy"), ("raven", "okay rhasspy"),
+        ("snowboy", "snowboy"),
+    ])
+    func realWakeWordsAreHeard(engine: String, phrase: String) async throws {
+        guard let corpora = Fixtures.corpora else {
+            print("skipped: the shared corpora are not here (set HEED_CORPORA)")
+            return
+        }
+        let recording = try AudioFile.read("\(corpora)/misc_samples/wav/rhasspy_wake_\(engine)_turn_on_the_living_room_lamp.wav")
+        let log = ListenerLog()
+        let listener = try Self.listener(recording.samples, activation: .wakePhrase(phrase, threshold: 0.5), log: log)
+        try await listener.run()
+        let wake = try #require(log.listenerEvents.first { $0.event == "wake" })
+        #expect(wake.text == phrase)
+        #expect((wake.confidence ?? 0) >= 0.5)
+    }
+
     @Test func withoutTheWakePhraseNothingHappens() async throws {
         let log = ListenerLog()
         let listener = try Self.listener(try Speech.utterance("pause"), activation: .wakePhrase("hey heed", threshold: 0.1), log: log)
