@@ -50,6 +50,7 @@ struct Eval: ParsableCommand {
             """
     )
 
+    @OptionGroup var grammar: GrammarOption
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var intents: IntentOptions
     @OptionGroup var vocabulary: VocabularyOptions
@@ -84,7 +85,7 @@ struct Eval: ParsableCommand {
         let manifest = try Manifest(path: manifest)
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
-        var recognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
+        var recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered)
         let condition = try noise.map { path in
             Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
         }

@@ -44,7 +44,7 @@ struct Listen: AsyncParsableCommand {
             Examples:
               heed listen
               heed listen --activation wake --wake-phrase "hey heed" --json
-              heed listen --input examples/audio/set_a_timer_for_5_minutes.wav --dry-run
+              heed listen --input examples/audio/pause.wav --dry-run --reject-below 0.5
               heed listen --device plughw:1,0 --end-silence 0.4
             """
     )

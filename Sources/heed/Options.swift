@@ -10,16 +10,6 @@ import Logging
 
 /// The recognizer's grammar, model and settings, shared by the commands that decode audio.
 struct RecognizerOptions: ParsableArguments {
-    @Option(
-        name: .shortAndLong,
-        help: ArgumentHelp(
-            "The JSGF grammar to recognize with (all public rules are accepted).",
-            discussion: "Default: grammars/commands.gram in the current folder.",
-            valueName: "file.gram"
-        )
-    )
-    var grammar: String?
-
     @Option(help: ArgumentHelp("The acoustic model folder.", valueName: "dir"))
     var model = PocketSphinxRecognizer.Configuration.default.modelDirectory
 
@@ -72,9 +62,11 @@ struct RecognizerOptions: ParsableArguments {
         }
     }
 
-    /// Loads the recognizer with the grammar of `--grammar`, or of `catalog` when given (with the
-    /// registered `vocabulary`). Its errors end the command with status 1.
-    func makeRecognizer(catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty) throws -> PocketSphinxRecognizer {
+    /// Loads the recognizer with the grammar of `grammar` (`--grammar`), or of `catalog` when
+    /// given (with the registered `vocabulary`). Its errors end the command with status 1.
+    func makeRecognizer(
+        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty
+    ) throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
@@ -90,7 +82,7 @@ struct RecognizerOptions: ParsableArguments {
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]
             configuration.decoderOptions[flag] = parts[1]
         }
-        if catalog != nil, grammar != nil {
+        if catalog != nil, grammar?.grammar != nil {
             throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
         }
         if catalog != nil { configuration.additionalPronunciations = vocabulary.additionalPronunciations }
@@ -98,15 +90,29 @@ struct RecognizerOptions: ParsableArguments {
             try catalog.map {
                 try $0.recognitionGrammar(
                     vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
-            } ?? Grammar.file(try resolvedGrammarPath())
+            } ?? Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
         return try PocketSphinxRecognizer(
             grammar: recognitionGrammar,
             configuration: configuration,
             logger: Logger(label: "heed")
         )
     }
+}
 
-    private func resolvedGrammarPath() throws -> String {
+/// `--grammar`: a JSGF grammar file, for the commands that recognize without intents.
+struct GrammarOption: ParsableArguments {
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The JSGF grammar to recognize with (all public rules are accepted).",
+            discussion: "Default: grammars/commands.gram in the current folder.",
+            valueName: "file.gram"
+        )
+    )
+    var grammar: String?
+
+    /// The grammar file: `--grammar`, else grammars/commands.gram in the current folder.
+    func resolvedPath() throws -> String {
         if let grammar { return grammar }
         let fallback = "grammars/commands.gram"
         guard FileManager.default.fileExists(atPath: fallback) else {

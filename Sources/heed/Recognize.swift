@@ -32,6 +32,7 @@ struct Recognize: ParsableCommand {
             """
     )
 
+    @OptionGroup var grammar: GrammarOption
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var audio: AudioOptions
     @OptionGroup var intents: IntentOptions
@@ -47,7 +48,7 @@ struct Recognize: ParsableCommand {
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let parser = catalog?.parser(vocabulary: registered.terms)
-        let recognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
+        let recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered)
         var failed = false
         for file in files {
             do {
