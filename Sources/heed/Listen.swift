@@ -165,12 +165,15 @@ struct Listen: AsyncParsableCommand {
             vocabularyStore: store, dispatcher: dispatcher, authorization: authorization, configuration: listenerSettings,
             logger: logger, emit: { printer.print($0) })
 
+        // Trapped before the listener starts: a push that comes early is a push, not the
+        // signal's default action (ending the process).
+        let pushes = await UnixSignalsSequence(trapping: .sigusr1)
         let service = ListenerService(listener: listener)
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
-                    .init(service: PushToTalkService(listener: listener)),
+                    .init(service: PushToTalkService(listener: listener, signals: pushes)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -205,9 +208,9 @@ final class ListenerService: Service {
 /// Turns SIGUSR1 into a push of push-to-talk.
 struct PushToTalkService: Service {
     let listener: Listener
+    let signals: UnixSignalsSequence
 
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sigusr1)
         for await _ in signals.cancelOnGracefulShutdown() {
             listener.pushToTalk()
         }
