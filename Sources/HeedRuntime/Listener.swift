@@ -431,12 +431,17 @@ public actor Listener {
     /// Asks a question by voice: says it, then recognizes the answer with that turn's grammar.
     func answer(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
         await say(question, app: app)
-        let grammar = DialogGrammar.grammar(
-            for: expecting, catalog: catalog, vocabulary: vocabulary.terms,
-            hasPronunciation: { word in
+        // Options with a word the recognizer cannot say are left to their position
+        // ("the second one"); the dictionary is read once for all of them.
+        var unsayable: Set<String> = []
+        if case .choice(let options) = expecting {
+            let words = options.flatMap(TextNormalizer.words)
+            unsayable = Set(
                 (try? PocketSphinxRecognizer.wordsWithoutPronunciation(
-                    [word], additionalPronunciations: self.vocabulary.additionalPronunciations).isEmpty) ?? false
-            })
+                    words, additionalPronunciations: vocabulary.additionalPronunciations)) ?? words)
+        }
+        let grammar = DialogGrammar.grammar(
+            for: expecting, catalog: catalog, vocabulary: vocabulary.terms, hasPronunciation: { !unsayable.contains($0) })
         do {
             try recognizer.loadGrammar(grammar, activate: true)
         } catch {
