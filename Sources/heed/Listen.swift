@@ -119,6 +119,7 @@ struct Listen: AsyncParsableCommand {
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
         if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
+        guard !TextNormalizer.words(wakePhrase).isEmpty else { throw ValidationError("--wake-phrase must have words") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
     }
 
@@ -152,7 +153,6 @@ struct Listen: AsyncParsableCommand {
         var listenerSettings = Listener.Configuration()
         switch activation {
         case "wake":
-            guard !TextNormalizer.words(wakePhrase).isEmpty else { throw ValidationError("--wake-phrase must have words") }
             listenerSettings.activation = .wakePhrase(wakePhrase.lowercased(), threshold: wakeThreshold)
         case "push": listenerSettings.activation = .pushToTalk
         default: listenerSettings.activation = .always
