@@ -98,15 +98,11 @@ public final class ALSACapture: AudioSource {
             if result > 0 {
                 recoveriesInARow = 0
                 let samples = Array(readBuffer[0..<(result * setup.channels)])
-                if converter == nil {
-                    pending = samples
-                } else {
-                    pending = converter?.convert(samples) ?? samples
-                }
+                pending = converter?.convert(samples) ?? samples
                 continue
             }
             recoveriesInARow += 1
-            if try device.handleFailure(result, failuresInARow: recoveriesInARow, name: name, direction: .capture) { overruns += 1 }
+            if try device.handleFailure(result, failuresInARow: recoveriesInARow) { overruns += 1 }
         }
         if pending.count <= maximumFrames {
             defer { pending = [] }
@@ -115,5 +111,12 @@ public final class ALSACapture: AudioSource {
         let chunk = Array(pending[0..<maximumFrames])
         pending.removeFirst(maximumFrames)
         return chunk
+    }
+
+    /// Drops everything captured and not yet read, whatever `seconds` says: the microphone
+    /// heard Heed speaking for that long, and reading it back would only delay the listener.
+    public func discard(seconds: Double) throws(AudioError) {
+        pending = []
+        device.dropCaptured()
     }
 }

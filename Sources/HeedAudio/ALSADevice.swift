@@ -171,8 +171,9 @@ final class PCMDevice {
             } else {
                 try check(snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &direction), "offers no sample rate near \(rate) Hz")
             }
-            // Buffer and period are wishes: a device that cannot meet them keeps its own.
-            var bufferTime: UInt32 = 500_000
+            // Buffer and period are wishes: a device that cannot meet them keeps its own. Two
+            // seconds hold what arrives while the listener decodes an utterance or rebuilds a grammar.
+            var bufferTime: UInt32 = 2_000_000
             _ = snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, &direction)
             var periodTime: UInt32 = 50_000
             _ = snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, &direction)
@@ -192,6 +193,18 @@ final class PCMDevice {
         }
         self.messages = messages
         return result
+    }
+
+    /// Throws away what the device has captured and not yet been read, and captures afresh.
+    ///
+    /// The corresponding C functions are `snd_pcm_drop`, `snd_pcm_prepare` and `snd_pcm_start`.
+    func dropCaptured() {
+        let (_, messages) = collectingALSAMessages { () -> Int32 in
+            _ = snd_pcm_drop(raw)
+            _ = snd_pcm_prepare(raw)
+            return snd_pcm_start(raw)
+        }
+        self.messages = messages
     }
 
     // MARK: Playback
@@ -252,13 +265,11 @@ final class PCMDevice {
     /// - Parameters:
     ///   - result: what `snd_pcm_readi` or `snd_pcm_writei` returned.
     ///   - failuresInARow: failures since the last call that moved frames, this one included.
-    ///   - name: the device, for the error.
-    ///   - direction: `.capture` or `.playback`, for the error's words.
     /// - Returns: whether an overrun or underrun was repaired.
     /// - Throws: ``AudioError`` `.device` naming the device and quoting ALSA.
-    func handleFailure(_ result: Int, failuresInARow: Int, name: String, direction: Direction) throws(AudioError) -> Bool {
+    func handleFailure(_ result: Int, failuresInARow: Int) throws(AudioError) -> Bool {
         let (moved, verb, xrun) =
-            direction == .capture ? ("delivering audio", "cannot be read", "overran") : ("playing", "cannot be written to", "underran")
+            stream == .capture ? ("delivering audio", "cannot be read", "overran") : ("playing", "cannot be written to", "underran")
         guard failuresInARow <= Self.maximumFailuresInARow else {
             throw Self.failure(name, "failed \(failuresInARow) times in a row without \(moved)", code: result, messages: messages)
         }
@@ -268,9 +279,6 @@ final class PCMDevice {
         guard recovered == 0 else { throw Self.failure(name, "\(xrun) and cannot recover", code: recovered, messages: messages) }
         return true
     }
-
-    /// Which way audio goes through a PCM.
-    enum Direction { case capture, playback }
 
     /// Reads or writes that fail this many times in a row, without moving a frame, give up.
     static let maximumFailuresInARow = 16

@@ -76,7 +76,7 @@ public final class ALSAPlayback: AudioSink {
                 continue
             }
             recoveriesInARow += 1
-            if try device.handleFailure(result, failuresInARow: recoveriesInARow, name: name, direction: .playback) { underruns += 1 }
+            if try device.handleFailure(result, failuresInARow: recoveriesInARow) { underruns += 1 }
         }
         try device.drain()
     }

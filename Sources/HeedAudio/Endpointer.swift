@@ -131,7 +131,6 @@ public struct Endpointer: Sendable {
 
     private var pending: [Int16] = []
     private var recent: [[Int16]] = []
-    private var recentLevels: [Double] = []
     private var run = 0
     private var speech: Speech?
     private var framesSeen = 0
@@ -170,7 +169,6 @@ public struct Endpointer: Sendable {
         speech = nil
         pending.removeAll()
         recent.removeAll()
-        recentLevels.removeAll()
         run = 0
     }
 
@@ -184,12 +182,9 @@ public struct Endpointer: Sendable {
         guard var current = speech else {
             adapt(floor: floor, to: level)
             recent.append(frame)
-            recentLevels.append(level)
-            let keep = frames(configuration.preRoll)
-            if recent.count > keep {
-                recent.removeFirst(recent.count - keep)
-                recentLevels.removeFirst(recentLevels.count - keep)
-            }
+            // The pre-roll comes before the frames that start speech.
+            let keep = frames(configuration.preRoll) + frames(configuration.minimumSpeechStart)
+            if recent.count > keep { recent.removeFirst(recent.count - keep) }
             run = isStart ? run + 1 : 0
             guard run >= frames(configuration.minimumSpeechStart) else { return [] }
             let startFrame = framesSeen - run + 1
@@ -197,7 +192,6 @@ public struct Endpointer: Sendable {
                 samples: recent.flatMap { $0 }, firstFrame: framesSeen - recent.count + 1, startFrame: startFrame, speechFrames: run,
                 lastSpeechFrame: framesSeen)
             recent.removeAll()
-            recentLevels.removeAll()
             run = 0
             return [.speechStarted(at: Double(startFrame) / 100)]
         }

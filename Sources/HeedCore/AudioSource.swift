@@ -15,10 +15,17 @@ public protocol AudioSource: AnyObject {
     /// - Returns: The samples; an empty array only at the end of a finite source.
     /// - Throws: ``AudioError`` when the device or file fails and cannot be recovered.
     func read(maximumFrames: Int) throws(AudioError) -> [Int16]
+
+    /// Drops what was heard during the last `seconds` while nobody read: what a microphone
+    /// captured while Heed was speaking. A file skips that much audio; a device drops its buffer.
+    ///
+    /// - Throws: ``AudioError`` when reading fails.
+    func discard(seconds: Double) throws(AudioError)
 }
 
 extension AudioSource {
-    /// Reads and drops `seconds` of audio: what a microphone heard while Heed was speaking.
+    /// Reads and drops `seconds` of audio: right for a source that delivers audio only as it
+    /// is read (a file).
     ///
     /// - Throws: ``AudioError`` when reading fails.
     public func discard(seconds: Double) throws(AudioError) {

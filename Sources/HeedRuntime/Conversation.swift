@@ -105,7 +105,7 @@ public struct ConversationLimits: Sendable, Hashable {
 /// the user's confirmation where the intent asks for it, then handle.
 public actor Dispatcher {
     private let catalog: IntentCatalog
-    private let vocabulary: [String: [String]]
+    private var vocabulary: [String: [String]]
     private let manifests: [PluginManifest]
     private let authorization: AuthorizationStore
     private let limits: ConversationLimits
@@ -379,6 +379,11 @@ public actor Dispatcher {
         return host
     }
 
+    /// Uses newly registered vocabulary for the answers to questions from now on.
+    public func update(vocabulary: [String: [String]]) {
+        self.vocabulary = vocabulary
+    }
+
     /// Starts the plugin processes of the apps that are authorized now, so the first command
     /// to each does not wait for its process to start (a listener calls this once).
     public func prepare() async {
@@ -419,6 +424,7 @@ public actor Dispatcher {
     static func choice(_ answer: String, among options: [String]) -> Int? {
         let words = TextNormalizer.words(answer).joined(separator: " ")
         if let exact = options.firstIndex(where: { TextNormalizer.words($0).joined(separator: " ") == words }) { return exact }
+        guard !options.isEmpty else { return nil }
         switch ParameterType.ordinal.value(fromSpoken: answer) {
         case .ordinal(.position(let position)) where (1...options.count).contains(position): return position - 1
         case .ordinal(.last): return options.isEmpty ? nil : options.count - 1
@@ -551,10 +557,12 @@ enum YesOrNo: Equatable {
         }
     }
 
+    /// The phrases that end a conversation at any turn.
+    static let cancelPhrases = ["cancel", "never mind", "nevermind", "stop", "forget it"]
+
     /// "cancel", "never mind", "stop" end a conversation at any turn.
     static func isCancel(_ answer: String) -> Bool {
-        let words = TextNormalizer.words(answer).joined(separator: " ")
-        return ["cancel", "never mind", "nevermind", "stop", "forget it"].contains(words)
+        cancelPhrases.contains(TextNormalizer.words(answer).joined(separator: " "))
     }
 }
 

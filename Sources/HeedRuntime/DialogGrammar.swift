@@ -7,8 +7,7 @@ public import HeedSpeech
 /// A turn's grammar is tiny, so recognition is fast and a stray word is rejected rather than
 /// read as a command. "cancel", "never mind", "stop" and "forget it" are in every one.
 public enum DialogGrammar {
-    /// The phrases that end a conversation at any turn.
-    static let cancelPhrases = ["cancel", "never mind", "stop", "forget it"]
+    static let cancelPhrases = YesOrNo.cancelPhrases
     /// Yes and no as the conversation understands them.
     static let yesOrNoPhrases = ["yes", "yeah", "yep", "sure", "okay", "no", "nope"]
     static let ordinalWords = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]

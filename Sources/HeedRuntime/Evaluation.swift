@@ -179,7 +179,10 @@ public struct Evaluation {
         while offset <= audio.samples.count {
             let end = min(audio.samples.count, offset + 1024)
             let events = end == offset ? endpointer.finish() : endpointer.process(Array(audio.samples[offset..<end]))
-            for case .speechEnded(let utterance) in events where utterance.ending != .tooShort { utterances.append(utterance) }
+            // What the listener would recognize: not clicks, not cut-off talk.
+            for case .speechEnded(let utterance) in events where utterance.ending == .complete || utterance.ending == .streamEnded {
+                utterances.append(utterance)
+            }
             if end == offset { break }
             offset = end
         }
@@ -224,8 +227,11 @@ public struct Evaluation {
         for (index, entry) in manifest.entries.enumerated() {
             progress(index + 1, manifest.entries.count, entry.relativePath)
             var audio: AudioBuffer
+            // The recording's own length: the hours of speech a false accept is counted against.
+            var recordingSeconds = 0.0
             do {
                 audio = try AudioFile.read(entry.audioPath)
+                recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
                 if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
                 if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
             } catch {
@@ -250,7 +256,7 @@ public struct Evaluation {
                 latencyMs: latency
             )
             item.role = role
-            item.durationSeconds = result.durationSeconds
+            item.durationSeconds = recordingSeconds
             item.features = result.confidenceFeatures
             if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
             if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {

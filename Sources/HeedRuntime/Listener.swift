@@ -31,7 +31,9 @@ public struct ListenerEvent: Sendable, Encodable {
     public var status: String?
     /// The intent parsed (`--dry-run`).
     public var intent: IntentMatch?
-    /// Stage timings in milliseconds (`decode`, `afterEndOfSpeech`, `endOfSpeechToHandleSent`, …).
+    /// Stage timings in milliseconds: `decode` (CPU), `afterEndOfSpeech` (from the moment the
+    /// endpointer declared the end, after the silence window, to the final result),
+    /// `endOfSpeechToHandleSent` (from that same moment to the plugin's handle request), …
     public var milliseconds: [String: Double]?
 
     init(_ event: String, time: Double? = nil) {
@@ -115,6 +117,8 @@ public actor Listener {
     private let signals = Signals()
     private var presses = 0
     private var lastVocabularyCheck = 0.0
+    /// The vocabulary changed since the dispatcher was given it (for the answers it parses).
+    private var dispatcherVocabularyIsStale = false
     private var streamEnded = false
 
     private final class Signals: Sendable {
@@ -180,7 +184,10 @@ public actor Listener {
     /// - Throws: ``AudioError`` when the audio source fails, ``RecognizerError`` when decoding fails.
     public func run() async throws {
         if case .wakePhrase(let phrase, _) = configuration.activation {
-            try loadWakeGrammar(phrase)
+            let commands = try catalog.recognitionGrammar(
+                vocabulary: vocabulary.terms, dictionaryPath: recognizer.dictionaryPath,
+                additionalPronunciations: vocabulary.additionalPronunciations)
+            try loadWakeGrammar(phrase, commands: commands)
         }
         await dispatcher?.prepare()
         var listening = ListenerEvent("listening", time: 0)
@@ -188,6 +195,17 @@ public actor Listener {
         listening.text = source.name
         send(listening)
         defer { send(ListenerEvent("stopped", time: endpointer.position)) }
+        do {
+            try await listen()
+        } catch {
+            await dispatcher?.shutdown()
+            throw error
+        }
+        await dispatcher?.shutdown()
+    }
+
+    /// The loop itself, until stopped or the source ends.
+    private func listen() async throws {
         while !stopRequested && !streamEnded {
             switch configuration.activation {
             case .always:
@@ -203,7 +221,6 @@ public actor Listener {
                 try await wakeThenCommand()
             }
         }
-        await dispatcher?.shutdown()
     }
 
     /// What one wait for an utterance came to.
@@ -234,7 +251,7 @@ public actor Listener {
         while true {
             if stopRequested { return .over }
             if let timeout, !endpointer.inSpeech, endpointer.position - started > timeout { return .timedOut }
-            if !endpointer.inSpeech, purpose == .command, endpointer.position - lastVocabularyCheck >= 1 {
+            if !endpointer.inSpeech, purpose != .answer, endpointer.position - lastVocabularyCheck >= 1 {
                 lastVocabularyCheck = endpointer.position
                 refreshVocabulary()
             }
@@ -332,14 +349,13 @@ public actor Listener {
     /// The wake phrase followed, optionally, by any command: spotting it with the commands
     /// around it keeps the phrase's words from being stretched over a command said in the
     /// same breath.
-    private func loadWakeGrammar(_ phrase: String) throws {
-        guard let commands = try catalog.recognitionGrammar(
-            vocabulary: vocabulary.terms, additionalPronunciations: vocabulary.additionalPronunciations
-        ).wordGraph else { return }
+    private func loadWakeGrammar(_ phrase: String, commands grammar: Grammar) throws {
+        guard let commands = grammar.wordGraph else {
+            throw RecognizerError(.grammarInvalid, "the command grammar is not a word graph; a wake phrase needs one")
+        }
         let words = TextNormalizer.words(phrase)
         // A made-up wake word ("mycroft") is pronounced as espeak-ng guesses it.
-        let unknown = try PocketSphinxRecognizer.wordsWithoutPronunciation(
-            words, additionalPronunciations: vocabulary.additionalPronunciations)
+        let unknown = try recognizer.wordsWithoutPronunciation(words)
         var guesses: [String: [String]] = [:]
         for word in unknown {
             let phones = GraphemeToPhoneme.guess(word)
@@ -361,8 +377,9 @@ public actor Listener {
         let spotted = try recognizer.recognize(utterance.audio)
         let words = TextNormalizer.words(phrase)
         let wakeWords = spotted.words.prefix(words.count)
+        let matched = wakeWords.map(\.word) == words
         var confidence = 0.0
-        if wakeWords.map(\.word) == words, let last = wakeWords.last {
+        if matched, let last = wakeWords.last {
             // Verified on its own: the audio up to the phrase's end, recognized with a grammar
             // of the phrase alone, gets the calibrated confidence of a whole utterance.
             let end = min(utterance.samples.count, Int((last.end + 0.1) * Double(Endpointer.sampleRate)))
@@ -370,7 +387,7 @@ public actor Listener {
             confidence = try recognizer.recognize(AudioBuffer(samples: Array(utterance.samples[..<end]), sampleRate: Endpointer.sampleRate)).confidence
         }
         try recognizer.activateGrammar(named: commandGrammar)
-        guard let last = wakeWords.last, confidence >= threshold else {
+        guard matched, let last = wakeWords.last, confidence >= threshold else {
             var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
             ignored.reason = "no wake phrase"
             ignored.text = spotted.text
@@ -413,6 +430,10 @@ public actor Listener {
             send(event)
             return
         }
+        if dispatcherVocabularyIsStale {
+            await dispatcher.update(vocabulary: vocabulary.terms)
+            dispatcherVocabularyIsStale = false
+        }
         let emit = self.emit
         _ = await dispatcher.dispatch(match, user: VoiceUser(listener: self)) { event in
             emit(.conversation(event))
@@ -436,21 +457,27 @@ public actor Listener {
         var unsayable: Set<String> = []
         if case .choice(let options) = expecting {
             let words = options.flatMap(TextNormalizer.words)
-            unsayable = Set(
-                (try? PocketSphinxRecognizer.wordsWithoutPronunciation(
-                    words, additionalPronunciations: vocabulary.additionalPronunciations)) ?? words)
+            unsayable = Set((try? recognizer.wordsWithoutPronunciation(words)) ?? words)
         }
         let grammar = DialogGrammar.grammar(
             for: expecting, catalog: catalog, vocabulary: vocabulary.terms, hasPronunciation: { !unsayable.contains($0) })
+        // A question asked while this one waits (speech permission) switches grammars too:
+        // the one in use before comes back at the end, this turn's before each listening.
+        let previous = recognizer.activeGrammar
         do {
-            try recognizer.loadGrammar(grammar, activate: true)
+            try recognizer.loadGrammar(grammar)
         } catch {
             logger.warning("cannot listen for the answer: \(error)")
             return nil
         }
-        defer { try? recognizer.activateGrammar(named: commandGrammar) }
+        defer { try? recognizer.activateGrammar(named: previous) }
         for attempt in 0..<2 {
             if attempt > 0 { await say("Sorry, I didn't catch that. \(question)", app: app) }
+            do {
+                try recognizer.activateGrammar(named: grammar.name)
+            } catch {
+                return nil
+            }
             let heard: Heard
             do {
                 heard = try nextUtterance(.answer, timeout: configuration.answerTimeout)
@@ -544,17 +571,21 @@ public actor Listener {
             lap("store")
             recognizer.addPronunciations(snapshot.additionalPronunciations)
             let grammar = try catalog.recognitionGrammar(
-                vocabulary: snapshot.terms, additionalPronunciations: snapshot.additionalPronunciations)
+                vocabulary: snapshot.terms, dictionaryPath: recognizer.dictionaryPath,
+                additionalPronunciations: snapshot.additionalPronunciations)
             lap("automaton")
-            try recognizer.loadGrammar(grammar, activate: true)
-            lap("recognizer")
-            parser = catalog.parser(vocabulary: snapshot.terms)
-            lap("parser")
-            vocabulary = snapshot
+            // The wake grammar first: should it fail, the command grammar is still the old one.
             if case .wakePhrase(let phrase, _) = configuration.activation {
-                try loadWakeGrammar(phrase)
+                try loadWakeGrammar(phrase, commands: grammar)
                 lap("wakeGrammar")
             }
+            try recognizer.loadGrammar(grammar)
+            lap("recognizer")
+            let newParser = catalog.parser(vocabulary: snapshot.terms)
+            lap("parser")
+            parser = newParser
+            vocabulary = snapshot
+            dispatcherVocabularyIsStale = true
             event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
         } catch {
             vocabulary.stamp = store.changeStamp()

@@ -92,7 +92,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// PocketSphinx computes 100 feature frames a second.
     private static let framesPerSecond = 100.0
 
-    private var configuration: Configuration
+    private let configuration: Configuration
     private let decoder: SphinxDecoder
     private let log: SphinxLogSink
     /// The loaded grammars by name; each is a named search of the decoder.
@@ -106,7 +106,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     private var liveUtterance = false
 
     /// Seconds spent loading the model, dictionary and grammar.
-    public private(set) var loadSeconds = 0.0
+    public let loadSeconds: Double
 
     /// Loads the model and compiles `grammar`, which becomes the active grammar.
     ///
@@ -162,13 +162,23 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Results whose confidence is below this are rejected.
     public var rejectionThreshold: Double { configuration.rejectionThreshold }
 
+    /// The pronunciation dictionary words are looked up in.
+    public var dictionaryPath: String { configuration.dictionaryPath }
+
+    /// The words of `words` this recognizer cannot say: not loaded, not among its additional
+    /// pronunciations, and not in its dictionary (read only for the words still unknown).
+    ///
+    /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the dictionary cannot be read.
+    public func wordsWithoutPronunciation(_ words: [String]) throws(RecognizerError) -> [String] {
+        let unknown = words.filter { !lexicon.known.contains($0) && lexicon.additional[$0] == nil }
+        guard !unknown.isEmpty else { return [] }
+        return try PronunciationDictionary(path: lexicon.dictionaryPath, words: Set(unknown)).missing(from: unknown)
+    }
+
     // MARK: Grammars
 
     /// The name of the grammar utterances are recognized with.
     public var activeGrammar: String { grammar.name }
-
-    /// The names of the loaded grammars.
-    public var loadedGrammars: Set<String> { Set(grammars.keys) }
 
     /// Compiles a grammar and keeps it under its name, replacing a grammar of that name
     /// (the registered vocabulary changed), without reloading the model.
@@ -278,7 +288,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
                 }
             }
             for entry in dictionary.entries {
-                decoder.addWord(entry.word, phones: entry.phones, update: false)
+                guard decoder.addWord(entry.word, phones: entry.phones, update: false) else {
+                    throw RecognizerError(.wordsMissing, "\(source): PocketSphinx refused the dictionary's pronunciation of \"\(entry.word)\": \(entry.phones)")
+                }
                 let base = PocketSphinxRecognizer.baseWord(entry.word)
                 if base != entry.word { alternates[base, default: []].append(entry.word) }
             }
@@ -286,7 +298,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
                 for (index, phones) in variants.enumerated() {
                     // Alternates are `word(2)`, `word(3)`.
                     let name = index == 0 ? word : "\(word)(\(index + 1))"
-                    decoder.addWord(name, phones: phones, update: false)
+                    guard decoder.addWord(name, phones: phones, update: false) else {
+                        throw RecognizerError(.wordsMissing, "\(source): PocketSphinx refused the pronunciation \"\(phones)\" of \"\(word)\"")
+                    }
                     if index > 0 { alternates[word, default: []].append(name) }
                 }
             }

@@ -13,6 +13,7 @@ struct PronunciationDictionary {
     ///
     /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the file cannot be read.
     init(path: String, words: Set<String>) throws(RecognizerError) {
+        guard !words.isEmpty else { return }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -158,6 +158,8 @@ struct Listen: AsyncParsableCommand {
         default: listenerSettings.activation = .always
         }
         listenerSettings.endpointing.endSilence = endSilence
+        // The likely end must come before the end for the utterance to be decoded during the pause.
+        listenerSettings.endpointing.tentativeSilence = min(Endpointer.Configuration.standard.tentativeSilence, endSilence / 2)
         listenerSettings.endpointing.maximumUtterance = maximumUtterance
         listenerSettings.commandWindow = commandWindow
         listenerSettings.answerTimeout = answerTimeout

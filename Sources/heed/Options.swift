@@ -20,7 +20,11 @@ struct RecognizerOptions: ParsableArguments {
         name: .customLong("reject-below"),
         help: ArgumentHelp(
             "Reject results whose confidence is below this (0–1).",
-            discussion: "Default: the confidence model's operating point, 0.87 (0.3 with --no-phone-loop). For push-to-talk, where there is no other speech to reject, 0.5 accepts more commands.",
+            discussion: """
+                Default: the confidence model's operating point, \(ConfidenceModel.features.operatingPoint) \
+                (\(ConfidenceModel.pathOnly.operatingPoint) with --no-phone-loop). For push-to-talk, where there is \
+                no other speech to reject, 0.5 accepts more commands.
+                """,
             valueName: "confidence")
     )
     var rejectionThreshold: Double?
