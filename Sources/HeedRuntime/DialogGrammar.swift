@@ -72,7 +72,7 @@ extension WordGraph {
 
     /// A graph that accepts exactly these phrases (each a list of words).
     public init(phrases: [[String]]) {
-        self.init(stateCount: 2, start: 0, finals: [1], arcs: [])
+        self.init(stateCount: 1, start: 0, finals: [], arcs: [])
         addPhrases(phrases)
     }
 
@@ -81,7 +81,9 @@ extension WordGraph {
         let final = stateCount
         stateCount += 1
         finals.insert(final)
-        for phrase in Set(phrases) where !phrase.isEmpty {
+        // Each phrase once, in the order given: the same grammar every run.
+        var seen: Set<[String]> = []
+        for phrase in phrases where !phrase.isEmpty && seen.insert(phrase).inserted {
             var state = start
             for (index, word) in phrase.enumerated() {
                 let next: Int
