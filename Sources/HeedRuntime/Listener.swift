@@ -265,8 +265,11 @@ public actor Listener {
             let wasInSpeech = endpointer.inSpeech
             let events = streamEnded ? endpointer.finish() : endpointer.process(chunk)
             if purpose.decodes, wasInSpeech, endpointer.inSpeech, speculative == nil {
-                let partial = try recognizer.decodeLive(chunk)
-                if partial != lastPartial, endpointer.position - lastPartialTime >= configuration.partialInterval {
+                try recognizer.decodeLive(chunk)
+                // The hypothesis is read only when a partial may go out.
+                if endpointer.position - lastPartialTime >= configuration.partialInterval, case let partial = recognizer.liveHypothesis,
+                    partial != lastPartial
+                {
                     lastPartial = partial
                     lastPartialTime = endpointer.position
                     var event = ListenerEvent("partial", time: endpointer.position)
@@ -281,7 +284,7 @@ public actor Listener {
                     send(ListenerEvent("speechStarted", time: time))
                     if purpose.decodes {
                         try recognizer.startLiveDecoding()
-                        _ = try recognizer.decodeLive(endpointer.currentSamples)
+                        try recognizer.decodeLive(endpointer.currentSamples)
                     }
                 case .likelyEnd(let utterance):
                     guard purpose.decodes else { continue }
@@ -290,7 +293,7 @@ public actor Listener {
                     guard purpose.decodes, speculative != nil else { continue }
                     speculative = nil
                     try recognizer.startLiveDecoding()
-                    _ = try recognizer.decodeLive(endpointer.currentSamples)
+                    try recognizer.decodeLive(endpointer.currentSamples)
                 case .speechEnded(let utterance):
                     let ended = ContinuousClock.now
                     recognizer.stopLiveDecoding()

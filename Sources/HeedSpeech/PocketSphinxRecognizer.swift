@@ -404,13 +404,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     /// Feeds the next chunk of the live utterance.
-    ///
-    /// - Returns: The best path's words so far (the partial hypothesis), possibly empty.
-    public func decodeLive(_ chunk: [Int16]) throws(RecognizerError) -> String {
-        guard liveUtterance else { return "" }
+    public func decodeLive(_ chunk: [Int16]) throws(RecognizerError) {
+        guard liveUtterance else { return }
         try chunk.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
             try decoder.process(samples, wholeUtterance: false)
         }
+    }
+
+    /// The live utterance's best path so far (the partial hypothesis), possibly empty.
+    public var liveHypothesis: String {
+        guard liveUtterance else { return "" }
         let words = (decoder.hypothesis()?.text ?? "").split(separator: " ").map(String.init)
         return words.filter { !Self.isFiller($0) }.map(Self.baseWord).joined(separator: " ")
     }
