@@ -62,6 +62,24 @@ struct CommandLineTests {
         #expect(report?["wer"] as? Double == 0)
     }
 
+    /// The cards recordings through the listener's endpointer: each is one utterance and is
+    /// heard as from the whole file; a recording of quiet alone gives the endpointer nothing.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
+    func evalThroughTheEndpointer() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let quiet = folder.appendingPathComponent("quiet.wav")
+        try WAVBuilder(samples: EndpointerTests.roomNoise(seconds: 2)).data.write(to: quiet)
+        let manifest = folder.appendingPathComponent("cards.tsv").path
+        let rows = RecognizerTests.cards.map { "\(Fixtures.testData)/cards/\($0.file).wav\t\($0.text)\t\t" } + ["\(quiet.path)\t\t\t"]
+        try (["wav\ttranscript\tintent_slots_json\tspeaker"] + rows).joined(separator: "\n").write(toFile: manifest, atomically: true, encoding: .utf8)
+        let result = try Fixtures.run(Fixtures.heedBinary, ["eval", "--json", "--endpoint", "-g", Fixtures.testData + "/cards/cards.gram", manifest])
+        #expect(result.status == 0, "\(result.error)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        #expect(report?["sentenceAccuracy"] as? Double == 1)
+        let results = report?["results"] as? [[String: Any]] ?? []
+        #expect(results.last?["text"] as? String == "")
+    }
+
     @Test func evalNamesTheLineOfAMissingRecording() throws {
         let folder = try Fixtures.temporaryDirectory()
         let manifest = folder.appendingPathComponent("m.tsv").path

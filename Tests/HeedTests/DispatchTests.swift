@@ -225,6 +225,19 @@ struct DispatchTests {
         #expect(result.message.contains("Morning Jazz"))
     }
 
+    @Test func vocabularyGivenLaterIsUsedForAnswers() async throws {
+        let dispatcher = Dispatcher(
+            catalog: Self.catalog, manifests: Self.examples, authorization: try Self.store(authorized: ["org.heed.media"]),
+            logger: Logger(label: "test"))
+        // Registered while Heed runs (heed listen hands it over): the answer is understood.
+        await dispatcher.update(vocabulary: ["playlistTitle": ["Morning Jazz"]])
+        let user = ScriptedUser(["morning jazz"])
+        let result = await dispatcher.dispatch(IntentMatch(intent: "playMedia", parameters: [:]), user: user)
+        await dispatcher.shutdown()
+        #expect(result.ending == .success)
+        #expect(result.message.contains("Morning Jazz"))
+    }
+
     @Test func cancelEndsTheConversationAtAnyTurn() async throws {
         let match = IntentMatch(intent: "setTimer", parameters: [:])
         let (result, _, events) = await Self.run(match, store: try Self.store(authorized: ["org.heed.timer"]), answers: ["cancel"])

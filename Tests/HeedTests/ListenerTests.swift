@@ -157,9 +157,11 @@ struct ListenerTests {
         #expect((wake.confidence ?? 0) >= 0.5)
     }
 
-    @Test func withoutTheWakePhraseNothingHappens() async throws {
+    /// Even at a threshold of 0: an utterance that does not begin with the phrase never wakes.
+    @Test(arguments: [0.1, 0])
+    func withoutTheWakePhraseNothingHappens(threshold: Double) async throws {
         let log = ListenerLog()
-        let listener = try Self.listener(try Speech.utterance("pause"), activation: .wakePhrase("hey heed", threshold: 0.1), log: log)
+        let listener = try Self.listener(try Speech.utterance("pause"), activation: .wakePhrase("hey heed", threshold: threshold), log: log)
         try await listener.run()
         let events = log.listenerEvents
         #expect(!events.contains { $0.event == "wake" || $0.event == "intent" })
