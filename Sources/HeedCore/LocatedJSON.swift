@@ -248,6 +248,7 @@ public struct LocatedJSONParser {
         let start = location
         advance()
         var members: [JSONNode.Member] = []
+        var keys: Set<String> = []
         skipWhitespace()
         if current == "}" {
             advance()
@@ -258,7 +259,7 @@ public struct LocatedJSONParser {
             let keyLocation = location
             guard current == "\"" else { throw error("expected a string key") }
             let (key, _) = try parseString()
-            if members.contains(where: { $0.key == key }) {
+            guard keys.insert(key).inserted else {
                 throw SourceError(.jsonSyntax, "duplicate key '\(key)'", at: keyLocation, in: source)
             }
             skipWhitespace()
@@ -331,6 +332,22 @@ public struct JSONSchemaReader {
             throw error("expected \(what) (a number), found \(node.kindName)", at: node.location)
         }
         return value
+    }
+
+    /// A whole number within `range`; anything else (a fraction, `1e19`, `-1e400`) is a located error,
+    /// never a trap in a conversion.
+    /// - Parameters:
+    ///   - node: The value that must be a whole number.
+    ///   - what: What the number is, for messages ("'generation'").
+    ///   - range: The values the format allows.
+    /// - Returns: The number.
+    /// - Throws: ``SourceError`` at the value.
+    public func integer(_ node: JSONNode, _ what: String, in range: ClosedRange<Int>) throws -> Int {
+        let value = try number(node, what)
+        guard value.rounded() == value, value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+            throw error("expected \(what) to be a whole number from \(range.lowerBound) to \(range.upperBound), found \(value)", at: node.location)
+        }
+        return Int(value)
     }
 }
 

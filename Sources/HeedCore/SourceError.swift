@@ -40,8 +40,12 @@ public struct SourceError: Error, CustomStringConvertible, Sendable {
     public var location: SourceLocation
     /// The message without location, e.g. `unknown rule <digit>`.
     public var message: String
-    /// The source line quoted under the message, when known.
+    /// The source line quoted under the message, when known: at most about
+    /// ``SourceText/excerptWidth`` characters of it around the column, control characters shown
+    /// as spaces.
     public var sourceLine: String?
+    /// The column of the caret in ``sourceLine``, counted from 1; `nil` means `location.column`.
+    public var sourceLineColumn: Int?
     /// The error that caused this one, e.g. the file system error of an unreadable file.
     public var underlyingError: (any Error & Sendable)?
 
@@ -62,7 +66,11 @@ public struct SourceError: Error, CustomStringConvertible, Sendable {
 
     /// Creates an error that quotes the line of `source` it is on.
     public init(_ code: Code, _ message: String, at location: SourceLocation, in source: SourceText) {
-        self.init(code, message, at: location, sourceLine: source.line(location.line))
+        self.init(code, message, at: location)
+        if let excerpt = source.excerpt(around: location) {
+            sourceLine = excerpt.text
+            sourceLineColumn = excerpt.column
+        }
     }
 
     /// `path:line:column: error: message`, then the source line and a caret under the column.
@@ -70,7 +78,7 @@ public struct SourceError: Error, CustomStringConvertible, Sendable {
         var text = "\(location): error: \(message)"
         if let sourceLine {
             // Keep the line's tabs so the caret lines up in a terminal.
-            let indent = sourceLine.unicodeScalars.prefix(max(0, location.column - 1))
+            let indent = sourceLine.unicodeScalars.prefix(max(0, (sourceLineColumn ?? location.column) - 1))
                 .map { $0 == "\t" ? "\t" : " " }.joined()
             text += "\n\(sourceLine)\n\(indent)^"
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeedCore
 import HeedPluginProtocol
 import Logging
 import Synchronization
@@ -15,7 +16,7 @@ enum ConnectionEvent: Sendable {
 
 /// One running plugin process and the JSON-lines conversation with it.
 ///
-/// The process is started with Foundation's `Process` on our own descriptors: close-on-exec
+/// The process is started with `posix_spawn`, in a process group of its own, on our own descriptors: close-on-exec
 /// Unix socket pairs for its standard input, output and error. Close-on-exec means no other
 /// plugin inherits them, so end-of-file means this plugin is gone; a socket for standard input
 /// means a write to a plugin that died fails with `EPIPE` under `MSG_NOSIGNAL` instead of
@@ -27,7 +28,6 @@ final class PluginConnection: Sendable {
         var pending: [Int: CheckedContinuation<ConnectionEvent, Never>] = [:]
         var closed: (kind: PluginFailure.Kind, detail: String)?
         var exitStatus: String?
-        var process: Process?
         var inputOpen = true
     }
 
@@ -81,14 +81,10 @@ final class PluginConnection: Sendable {
             throw error
         }
 
-        let process = Process()
-        process.executableURL = executableURL
-        process.arguments = arguments
-        process.standardInput = FileHandle(fileDescriptor: sockets[1], closeOnDealloc: false)
-        process.standardOutput = FileHandle(fileDescriptor: output[1], closeOnDealloc: false)
-        process.standardError = FileHandle(fileDescriptor: errorOutput[1], closeOnDealloc: false)
+        let processIdentifier: pid_t
         do {
-            try process.run()
+            processIdentifier = try spawn(
+                executableURL, arguments: arguments, input: sockets[1], output: output[1], error: errorOutput[1])
         } catch {
             closeAll(sockets + output + errorOutput)
             throw error
@@ -96,15 +92,10 @@ final class PluginConnection: Sendable {
         // The child has its copies; ours would keep end-of-file from ever arriving.
         closeAll([sockets[1], output[1], errorOutput[1]])
 
-        let connection = PluginConnection(inputDescriptor: sockets[0], processIdentifier: process.processIdentifier)
-        connection.state.withLock { $0.process = process }
-        process.terminationHandler = { [weak connection] process in
-            let status =
-                process.terminationReason == .uncaughtSignal
-                ? "was killed by signal \(process.terminationStatus)"
-                : "exited with status \(process.terminationStatus)"
-            connection?.state.withLock { $0.exitStatus = status }
-        }
+        let connection = PluginConnection(inputDescriptor: sockets[0], processIdentifier: processIdentifier)
+        let waitThread = Thread { [connection] in connection.waitForTermination() }
+        waitThread.name = "heed-plugin-wait \(appID)"
+        waitThread.start()
 
         let outputDescriptor = output[0]
         let outputThread = Thread { [connection] in
@@ -120,6 +111,66 @@ final class PluginConnection: Sendable {
         errorThread.name = "heed-plugin-err \(appID)"
         errorThread.start()
         return connection
+    }
+
+    /// Starts `executable` with `posix_spawn` as the leader of a new process group, its standard
+    /// input, output and error on the given descriptors and Heed's environment.
+    ///
+    /// A process group of its own lets Heed end whatever the plugin started (``waitForTermination()``
+    /// kills the group when the plugin ends). `posix_spawn` rather than Foundation's `Process`,
+    /// which also opens sockets of its own in Heed for every launch.
+    /// - Returns: The process id.
+    /// - Throws: `POSIXError` with the spawn's error (`ENOENT`, `EACCES`, …).
+    private static func spawn(_ executable: URL, arguments: [String], input: Int32, output: Int32, error: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, error, 2)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        // The child starts with the default signal dispositions and nothing blocked, whatever Heed set.
+        var defaults = sigset_t()
+        var none = sigset_t()
+        sigfillset(&defaults)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var processIdentifier: pid_t = 0
+        let status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, environ)
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
+        return processIdentifier
+    }
+
+    /// Waits (on its own thread) for the plugin to end, then kills what is left of its process
+    /// group before the plugin is reaped, and records how it ended.
+    ///
+    /// A plugin that exits leaving a child holding its standard output would otherwise keep
+    /// end-of-file from arriving: its request would wait out the time limit and the child would
+    /// run on. `waitid` with `WNOWAIT` keeps the plugin unreaped while the group is killed, so its
+    /// process id cannot be reused by then.
+    private func waitForTermination() {
+        var information = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &information, WEXITED | WNOWAIT) != 0 {
+            guard errno == EINTR else { break }
+        }
+        _ = kill(-processIdentifier, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
+        let ended =
+            status & 0x7F != 0
+            ? "was killed by signal \(status & 0x7F)"
+            : "exited with status \((status >> 8) & 0xFF)"
+        state.withLock { $0.exitStatus = ended }
     }
 
     private static func closeAll(_ descriptors: [Int32]) {
@@ -236,7 +287,7 @@ final class PluginConnection: Sendable {
     /// Sends a signal to the process if it has not ended yet.
     func signal(_ signal: Int32) {
         state.withLock { state in
-            if state.exitStatus == nil, state.process?.isRunning == true { _ = kill(processIdentifier, signal) }
+            if state.exitStatus == nil { _ = kill(processIdentifier, signal) }
         }
     }
 
@@ -255,10 +306,10 @@ final class PluginConnection: Sendable {
     func waitForExit(timeLimit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeLimit
         while ContinuousClock.now < deadline {
-            if state.withLock({ $0.process?.isRunning != true }) { return true }
+            if exitStatus != nil { return true }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return state.withLock { $0.process?.isRunning != true }
+        return exitStatus != nil
     }
 
     // MARK: Reading (dedicated threads)
@@ -310,11 +361,11 @@ final class PluginConnection: Sendable {
         do {
             message = try decoder.decode(PluginMessage.self, from: Data(line))
         } catch {
-            let text = String(decoding: line.prefix(120), as: UTF8.self)
+            let text = DisplayText.sanitized(String(decoding: line.prefix(120), as: UTF8.self))
             close(.malformedReply, detail: "wrote a line that is not a protocol message: \(text)")
             return false
         }
-        switch message {
+        switch message.sanitizedForDisplay {
         case .notification(let notification):
             onNotification(notification)
         case .response(let response):
@@ -331,7 +382,7 @@ final class PluginConnection: Sendable {
         func flush() {
             guard !line.isEmpty else { return }
             logger.info(
-                "\(String(decoding: line, as: UTF8.self))", metadata: ["plugin": "\(appID)", "stream": "stderr"])
+                "\(DisplayText.sanitized(String(decoding: line, as: UTF8.self)))", metadata: ["plugin": "\(appID)", "stream": "stderr"])
             line.removeAll(keepingCapacity: true)
         }
         while true {
@@ -348,5 +399,46 @@ final class PluginConnection: Sendable {
             }
         }
         flush()
+    }
+}
+
+extension PluginMessage {
+    /// The message with every text a user may see (responses, reasons, notifications, string
+    /// values) passed through ``DisplayText/sanitized(_:)``: a plugin cannot put terminal control
+    /// sequences in front of the user, e.g. to fake Heed's permission prompt.
+    var sanitizedForDisplay: PluginMessage {
+        let clean = DisplayText.sanitized
+        switch self {
+        case .notification(var notification):
+            notification.text = clean(notification.text)
+            return .notification(notification)
+        case .response(var response):
+            switch response.body {
+            case .hello: break
+            case .resolve(.success(let value)): response.body = .resolve(.success(value.sanitizedForDisplay))
+            case .resolve(.confirmationRequired(let value)): response.body = .resolve(.confirmationRequired(value.sanitizedForDisplay))
+            case .resolve(.disambiguation(let values)): response.body = .resolve(.disambiguation(values.map(\.sanitizedForDisplay)))
+            case .resolve(.unsupported(let reason)): response.body = .resolve(.unsupported(reason: clean(reason)))
+            case .resolve: break
+            case .confirm(.failure(let reason)): response.body = .confirm(.failure(reason: clean(reason)))
+            case .confirm: break
+            case .handle(let outcome): response.body = .handle(HandleOutcome(outcome.status, response: outcome.response.map(clean)))
+            case .error(let message): response.body = .error(message: clean(message))
+            }
+            return .response(response)
+        }
+    }
+}
+
+extension PluginValue {
+    /// The value with its strings (and object keys) sanitized for display.
+    var sanitizedForDisplay: PluginValue {
+        switch self {
+        case .string(let text): .string(DisplayText.sanitized(text))
+        case .array(let items): .array(items.map(\.sanitizedForDisplay))
+        case .object(let members):
+            .object(Dictionary(members.map { (DisplayText.sanitized($0.key), $0.value.sanitizedForDisplay) }) { first, _ in first })
+        case .null, .bool, .number: self
+        }
     }
 }

@@ -170,7 +170,8 @@ public struct PluginManifest: Sendable, Hashable {
             mode = parsed
         }
         return PluginManifest(
-            appID: appID, displayName: displayName, usageDescription: usageDescription, executable: executable,
+            appID: appID, displayName: DisplayText.sanitized(displayName),
+            usageDescription: usageDescription.map(DisplayText.sanitized), executable: executable,
             arguments: arguments, intents: intents, vocabularyTypes: vocabularyTypes, extensionOf: extensionOf,
             spokenResponseMode: mode, directory: directory)
     }

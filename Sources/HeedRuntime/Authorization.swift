@@ -146,8 +146,9 @@ public struct AuthorizationError: Error, CustomStringConvertible, Sendable {
 /// ```
 ///
 /// The only key is `restricted`, a list of app ids in reverse-DNS form. A missing file restricts
-/// nothing; a file that is there but unreadable or malformed is an error (Heed does not guess
-/// what an administrator meant).
+/// nothing; a file that is there but unreadable (even because a folder on its path cannot be
+/// entered, or its path is too long) or malformed is an error, and the dispatcher refuses every
+/// app while it lasts (Heed does not guess what an administrator meant).
 public struct AuthorizationPolicy: Sendable, Hashable {
     /// The restricted app ids.
     public var restricted: Set<String>
@@ -166,14 +167,32 @@ public struct AuthorizationPolicy: Sendable, Hashable {
     /// - Throws: ``SourceError`` located in the file.
     public static func load(from url: URL?) throws -> AuthorizationPolicy {
         guard let url else { return AuthorizationPolicy() }
+        let location = SourceLocation(path: url.path, line: 1, column: 1)
+        // Only a file that is not there means "no policy". A policy Heed cannot read (a folder it
+        // may not enter, a name too long, a directory) fails closed: guessing would fail open.
+        var information = stat()
+        guard stat(url.path, &information) == 0 else {
+            let code = errno
+            if code == ENOENT { return AuthorizationPolicy() }
+            throw SourceError(
+                .unreadableFile,
+                "cannot read the administrator's policy file: \(String(cString: strerror(code))); "
+                    + "Heed dispatches to no app until it can",
+                at: location)
+        }
+        guard information.st_mode & S_IFMT != S_IFDIR else {
+            throw SourceError(
+                .unreadableFile, "the administrator's policy file is a directory; Heed dispatches to no app until it is a file",
+                at: location)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            if !FileManager.default.fileExists(atPath: url.path) { return AuthorizationPolicy() }
             throw SourceError(
-                .unreadableFile, "cannot read the administrator's policy file: \(error.localizedDescription)",
-                at: SourceLocation(path: url.path, line: 1, column: 1), underlyingError: error)
+                .unreadableFile,
+                "cannot read the administrator's policy file: \(error.localizedDescription); Heed dispatches to no app until it can",
+                at: location, underlyingError: error)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw SourceError(.jsonSyntax, "the policy file is not UTF-8 text", at: SourceLocation(path: url.path, line: 1, column: 1))
@@ -350,12 +369,16 @@ public struct AuthorizationStore: Sendable {
         return try file.read().apps[appID]?.value ?? .notDetermined
     }
 
-    /// The authorization status that applies to a plugin: its parent app's when it is an extension.
+    /// The authorization status that applies to a plugin: its parent app's when it is an extension,
+    /// except that a policy restricting the extension's own app id restricts it whatever the
+    /// parent's status: restricted wins everywhere.
     /// - Parameter manifest: The plugin's manifest.
-    /// - Returns: The status of ``authorizationAppID(for:)``.
+    /// - Returns: `restricted` when the policy lists the plugin's own app id, else the status of
+    ///   ``authorizationAppID(for:)``.
     /// - Throws: ``SourceError`` when the state or policy file is corrupt.
     public func status(of manifest: PluginManifest) throws -> AuthorizationStatus {
-        try status(of: Self.authorizationAppID(for: manifest))
+        if manifest.extensionOf != nil, try policy().restricted.contains(manifest.appID) { return .restricted }
+        return try status(of: Self.authorizationAppID(for: manifest))
     }
 
     /// Every app with a recorded decision or a policy restriction, sorted by app id.
@@ -405,6 +428,26 @@ public struct AuthorizationStore: Sendable {
         try file.update { state in state.apps[appID] = nil }
     }
 
+    /// Records the user's decision for a plugin's app: its parent's for an extension. A policy that
+    /// restricts the plugin's own app id refuses it as it refuses the parent's.
+    /// - Parameters:
+    ///   - status: `authorized` or `denied`.
+    ///   - manifest: The plugin's manifest.
+    /// - Throws: As ``record(_:for:)-(_,String)``.
+    public func record(_ status: AuthorizationStatus, for manifest: PluginManifest) throws {
+        try checkChangeable(manifest.appID)
+        try record(status, for: Self.authorizationAppID(for: manifest))
+    }
+
+    /// Forgets the decision for a plugin's app (its parent's for an extension); refused like
+    /// ``record(_:for:)-(_,PluginManifest)`` for a restricted plugin.
+    /// - Parameter manifest: The plugin's manifest.
+    /// - Throws: As ``reset(_:)``.
+    public func reset(_ manifest: PluginManifest) throws {
+        try checkChangeable(manifest.appID)
+        try reset(Self.authorizationAppID(for: manifest))
+    }
+
     private func checkChangeable(_ appID: String) throws {
         try Self.validate(appID)
         let policy = try policy()
@@ -446,7 +489,7 @@ public struct AuthorizationStore: Sendable {
         ask: (AuthorizationPrompt) async throws -> Bool?
     ) async throws -> AuthorizationStatus {
         let appID = Self.authorizationAppID(for: manifest)
-        let current = try status(of: appID)
+        let current = try status(of: manifest)
         guard current == .notDetermined else { return current }
         guard let usage = manifest.usageDescription else { throw AuthorizationError.missingUsageDescription(manifest) }
         let prompt = AuthorizationPrompt(manifest: manifest, usageDescription: usage, kind: .authorization)
@@ -460,7 +503,7 @@ public struct AuthorizationStore: Sendable {
             return status
         }
         // The policy may have changed while the user was thinking.
-        return try policy().restricted.contains(appID) ? .restricted : decided
+        return try status(of: manifest) == .restricted ? .restricted : decided
     }
 
     // MARK: Speech permission

@@ -1,4 +1,5 @@
 import Foundation
+import HeedCore
 public import HeedIntents
 public import HeedPluginProtocol
 public import HeedPlugins
@@ -77,6 +78,8 @@ public struct ConversationResult: Sendable, Hashable {
         public static let unauthorized = Ending("unauthorized")
         /// No plugin handles the intent.
         public static let noHandler = Ending("noHandler")
+        /// Two plugins claim the app id or the intent; Heed dispatches to neither.
+        public static let conflict = Ending("conflict")
         /// The user said cancel, declined, or did not answer.
         public static let cancelled = Ending("cancelled")
         /// A value is unsupported, or the turn limit was reached.
@@ -107,6 +110,7 @@ public actor Dispatcher {
     private let catalog: IntentCatalog
     private var vocabulary: [String: [String]]
     private let manifests: [PluginManifest]
+    private let duplicates: [PluginManifest]
     private let authorization: AuthorizationStore
     private let limits: ConversationLimits
     private let pluginLimits: PluginLimits
@@ -121,6 +125,9 @@ public actor Dispatcher {
     ///   - catalog: the intent definitions (parameters in order, prompts, responses).
     ///   - vocabulary: registered terms by vocabulary type, for the answers to questions.
     ///   - manifests: the installed plugins.
+    ///   - duplicates: plugins left out because another claims their app id
+    ///     (``PluginCatalog/Discovery/duplicates``), so that a command for that app is refused with
+    ///     both named rather than reported as having no app.
     ///   - authorization: the users' decisions and the admin policy.
     ///   - limits: the turn limit.
     ///   - pluginLimits: time and size limits of plugin operations.
@@ -129,6 +136,7 @@ public actor Dispatcher {
         catalog: IntentCatalog,
         vocabulary: [String: [String]] = [:],
         manifests: [PluginManifest],
+        duplicates: [PluginManifest] = [],
         authorization: AuthorizationStore,
         limits: ConversationLimits = .init(),
         pluginLimits: PluginLimits = .standard,
@@ -137,6 +145,7 @@ public actor Dispatcher {
         self.catalog = catalog
         self.vocabulary = vocabulary
         self.manifests = manifests
+        self.duplicates = duplicates
         self.authorization = authorization
         self.limits = limits
         self.pluginLimits = pluginLimits
@@ -150,6 +159,21 @@ public actor Dispatcher {
             return manifest
         }
         return manifests.sorted { $0.appID < $1.appID }.first { $0.intents.contains(intent) }
+    }
+
+    /// Why an intent goes to no plugin although plugins claim it: two plugins claim the app id of a
+    /// plugin that handles it, or two apps claim the intent. `nil` when at most one plugin does.
+    public func conflict(for intent: String) -> String? {
+        let duplicated = duplicates.filter { $0.intents.contains(intent) }
+        if let appID = duplicated.first?.appID {
+            let folders = duplicates.filter { $0.appID == appID }.map(\.directory.path)
+            return "Two plugins claim the app id \(appID) (\(Self.list(folders, conjunction: "and"))); "
+                + "Heed dispatches to neither until one is removed."
+        }
+        let claimants = manifests.filter { $0.intents.contains(intent) }
+        guard claimants.count > 1 else { return nil }
+        let names = claimants.map { "\($0.appID) (\($0.directory.path))" }
+        return "\(Self.list(names, conjunction: "and")) all handle \(intent); Heed dispatches it to none until only one does."
     }
 
     /// Runs the conversation for one parsed intent.
@@ -181,6 +205,7 @@ public actor Dispatcher {
         guard let definition = catalog.intent(named: conversation.match.intent) else {
             return await conversation.end(.noHandler, "Heed has no intent named \(conversation.match.intent).")
         }
+        if let conflict = conflict(for: definition.name) { return await conversation.end(.conflict, conflict) }
         guard let manifest = handler(for: definition.name) else {
             return await conversation.end(.noHandler, "No installed app handles \(definition.name).")
         }
@@ -308,6 +333,14 @@ public actor Dispatcher {
                 outcome = value
             }
             userChoice = false
+            if let problem = Self.problem(with: outcome, for: parameter) {
+                let reason = "\(conversation.app?.displayName ?? "The app") \(problem)"
+                event.outcome = "failure"
+                event.text = reason
+                conversation.events(event)
+                logger.warning("plugin reply refused", metadata: ["plugin": "\(conversation.app?.appID ?? "")", "reason": "\(problem)"])
+                return await conversation.end(.failure, reason)
+            }
             switch outcome {
             case .success(let value):
                 event.outcome = "success"
@@ -370,6 +403,25 @@ public actor Dispatcher {
             }
         }
         return await conversation.end(.unresolved, "That took too many turns; please start again.")
+    }
+
+    /// What is wrong with a plugin's resolution of a parameter, as the end of a sentence about the
+    /// app; `nil` when every value fits the parameter's type. A plugin's reply is data from another
+    /// process: an object where a duration belongs, `1e19` for an integer or an empty list to choose
+    /// from ends the conversation as the plugin's failure, never as a trap in Heed.
+    static func problem(with outcome: ResolveOutcome, for parameter: ParameterDefinition) -> String? {
+        let values: [PluginValue]
+        switch outcome {
+        case .success(let value), .confirmationRequired(let value): values = [value]
+        case .disambiguation(let options):
+            guard !options.isEmpty else { return "gave an empty list to choose a \(parameter.name) from." }
+            values = options
+        case .needsValue, .notRequired, .unsupported: return nil
+        }
+        for value in values where parameter.type.typedValue(value) == nil {
+            return "resolved \(parameter.name) to \(DisplayText.sanitized(String(value.description.prefix(80)))), which is not \(parameter.type.article)."
+        }
+        return nil
     }
 
     private func host(for manifest: PluginManifest) -> PluginHost {
@@ -530,14 +582,7 @@ struct Conversation<User: ConversationUser> {
         var values: [String: ParameterValue] = [:]
         for parameter in definition.parameters {
             guard let value = parameters[parameter.name] else { continue }
-            switch (parameter.type, value) {
-            case (.duration, .number(let seconds)): values[parameter.name] = .duration(seconds: Int(seconds))
-            case (.integer, .number(let number)): values[parameter.name] = .integer(Int(number))
-            case (.number, .number(let number)): values[parameter.name] = .number(number)
-            case (.boolean, .bool(let flag)): values[parameter.name] = .boolean(flag)
-            case (_, .string(let text)): values[parameter.name] = .vocabulary(text)
-            default: values[parameter.name] = .phrase(value.spokenText)
-            }
+            values[parameter.name] = parameter.type.typedValue(value) ?? .phrase(value.spokenText)
         }
         return values
     }
@@ -585,11 +630,56 @@ extension PluginValue {
     var spokenText: String {
         switch self {
         case .string(let text): text
-        case .number(let number): number.rounded() == number ? String(Int(number)) : String(number)
+        case .number: description
         case .bool(let flag): flag ? "yes" : "no"
         case .null: "nothing"
         case .array(let items): items.map(\.spokenText).joined(separator: ", ")
         case .object: description
+        }
+    }
+}
+
+extension ParameterType {
+    /// The typed value a wire value stands for when it fits this type: whole numbers for integers
+    /// (at most 10^15 in size), finite numbers, seconds from 0 to 10^12 for durations, positions
+    /// from 1 or `"last"` for ordinals, strings for the text types; `nil` for anything else.
+    func typedValue(_ value: PluginValue) -> ParameterValue? {
+        switch (self, value) {
+        case (.integer, .number(let number)):
+            guard number.rounded() == number, abs(number) <= 1e15 else { return nil }
+            return .integer(Int(number))
+        case (.number, .number(let number)):
+            return number.isFinite ? .number(number) : nil
+        case (.boolean, .bool(let flag)):
+            return .boolean(flag)
+        case (.duration, .number(let seconds)):
+            guard seconds.isFinite, (0...1e12).contains(seconds) else { return nil }
+            return .duration(seconds: Int(seconds.rounded()))
+        case (.ordinal, .number(let position)):
+            guard position.rounded() == position, (1...1e15).contains(position) else { return nil }
+            return .ordinal(.position(Int(position)))
+        case (.ordinal, .string("last")):
+            return .ordinal(.last)
+        case (.enumeration, .string(let text)):
+            return .enumeration(text)
+        case (.vocabulary, .string(let text)):
+            return .vocabulary(text)
+        case (.phrase, .string(let text)):
+            return .phrase(text)
+        default:
+            return nil
+        }
+    }
+
+    /// The type with its article, for messages: "a duration", "an integer".
+    var article: String {
+        switch self {
+        case .integer: "an integer"
+        case .ordinal: "an ordinal"
+        case .enumeration: "one of its cases"
+        case .vocabulary: "a text"
+        case .phrase: "a text"
+        default: "a \(name)"
         }
     }
 }

@@ -240,7 +240,7 @@ struct VocabularyState: StateFileContent, Equatable {
                 throw reader.error("version \(version) is not one this Heed reads (it reads version \(Self.currentVersion))", at: node.location)
             }
         }
-        if let node = object["generation"] { generation = Int(try reader.number(node, "'generation'")) }
+        if let node = object["generation"] { generation = try reader.integer(node, "'generation'", in: 0...(1 << 52)) }
         guard let appsNode = object["apps"] else { return }
         guard case .object(let appMembers) = appsNode.kind else {
             throw reader.error("expected 'apps' (an object of app ids), found \(appsNode.kindName)", at: appsNode.location)

@@ -9,6 +9,11 @@ import HeedPluginProtocol
 /// a reply of the wrong type, `fail` answers with an `error` reply, `notify` sends a notification first,
 /// `stderr` writes to standard error first.
 ///
+/// `scripted FILE` answers the requests after the handshake with the lines of FILE in order, each
+/// with `$ID` replaced by the request's id and written as it is (any bytes: the host's fuzz tests
+/// use it to send every kind of reply through a real process), then normally once the lines run out.
+/// `leave-child` starts a `sleep` that holds the plugin's standard output, then exits at its first request.
+///
 /// `ignore-shutdown` ignores the shutdown request and SIGTERM. Other arguments change the start: `exit-at-start` exits before the handshake, `wrong-version`
 /// answers the handshake with protocol version 99. With a second argument (a file path) they
 /// happen only when that file does not exist yet, and create it: once, then normal.
@@ -38,6 +43,11 @@ struct FaultPlugin {
             exit(2)
         }
         let wrongVersion = mode == "wrong-version" && once(arguments)
+        var script: [String] =
+            mode == "scripted" && arguments.count > 2
+            ? ((try? String(contentsOfFile: arguments[2], encoding: .utf8)) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            : []
+        if script.last == "" { script.removeLast() }
         let decoder = JSONDecoder()
         while let line = readLine() {
             guard let request = try? decoder.decode(PluginRequest.self, from: Data(line.utf8)) else { continue }
@@ -56,6 +66,19 @@ struct FaultPlugin {
                 continue
             case .resolve(let value, _, _), .confirm(let value), .handle(let value):
                 intent = value
+            }
+            if !script.isEmpty {
+                let line = script.removeFirst().replacingOccurrences(of: "$ID", with: String(request.id))
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                continue
+            }
+            if mode == "leave-child" {
+                // A child that keeps our standard output open after we are gone.
+                let child = Process()
+                child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+                child.arguments = ["300"]
+                try? child.run()
+                exit(4)
             }
             switch intent.name {
             case "crash":

@@ -56,7 +56,7 @@ extension Auth {
                 directories: HeedDirectories.standard(),
                 stateDirectory: plugins.stateDirectory.map { URL(fileURLWithPath: $0) })
             return Context(
-                configuration: configuration, store: configuration.authorizationStore, manifests: try plugins.installedPlugins(),
+                configuration: configuration, store: configuration.authorizationStore, manifests: try plugins.installedPlugins().manifests,
                 pluginFolders: plugins.searchFolders, json: json)
         }
     }
@@ -122,7 +122,7 @@ extension Auth {
 
         /// The authorization of a target as printed and as JSON.
         func statusReport(_ target: Target) throws -> StatusReport {
-            let status = try store.status(of: target.authorizationAppID)
+            let status = try target.manifest.map(store.status(of:)) ?? store.status(of: target.authorizationAppID)
             let record = try store.records().first { $0.appID == target.authorizationAppID }
             return StatusReport(
                 appID: target.appID,
@@ -266,13 +266,15 @@ extension Auth {
                 let manifest = context.manifests.first { $0.appID == appID }
                 let owner = manifest.map(AuthorizationStore.authorizationAppID(for:)) ?? appID
                 let record = records.first { $0.appID == owner }
+                // An extension the policy restricts by its own id is restricted whatever its parent's status.
+                let restrictedItself = manifest != nil && owner != appID && records.contains { $0.appID == appID && $0.fromPolicy }
                 return Row(
                     appID: appID,
                     displayName: context.displayName(of: appID),
                     extensionOf: owner == appID ? nil : owner,
-                    status: record?.status ?? .notDetermined,
-                    decided: record?.decided.map(Auth.dateText),
-                    fromPolicy: record?.fromPolicy ?? false,
+                    status: restrictedItself ? .restricted : record?.status ?? .notDetermined,
+                    decided: restrictedItself ? nil : record?.decided.map(Auth.dateText),
+                    fromPolicy: restrictedItself || record?.fromPolicy ?? false,
                     speechPermission: speech.first { $0.appID == owner }?.permission ?? .undetermined)
             }
             if options.json {
@@ -375,7 +377,11 @@ extension Auth {
         func run() throws {
             let context = try options.context()
             let target = try context.target(app)
-            try context.store.reset(target.authorizationAppID)
+            if let manifest = target.manifest {
+                try context.store.reset(manifest)
+            } else {
+                try context.store.reset(target.authorizationAppID)
+            }
             try context.emit(try context.statusReport(target))
         }
     }
@@ -383,7 +389,11 @@ extension Auth {
     static func record(_ status: AuthorizationStatus, _ app: String, _ options: Options) throws {
         let context = try options.context()
         let target = try context.target(app)
-        try context.store.record(status, for: target.authorizationAppID)
+        if let manifest = target.manifest {
+            try context.store.record(status, for: manifest)
+        } else {
+            try context.store.record(status, for: target.authorizationAppID)
+        }
         try context.emit(try context.statusReport(target))
     }
 

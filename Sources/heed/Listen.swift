@@ -143,11 +143,12 @@ struct Listen: AsyncParsableCommand {
         }
         let speaker: (any AudioSink)? = settings.spokenResponses && !dryRun ? try ALSAPlayback(device: playbackDevice) : nil
         let authorization = try plugins.authorizationStore()
+        let installed = try plugins.installedPlugins()
         let dispatcher =
             dryRun
             ? nil
             : Dispatcher(
-                catalog: catalog, vocabulary: registered.terms, manifests: try plugins.installedPlugins(), authorization: authorization,
+                catalog: catalog, vocabulary: registered.terms, manifests: installed.manifests, duplicates: installed.duplicates, authorization: authorization,
                 logger: logger)
 
         var listenerSettings = Listener.Configuration()

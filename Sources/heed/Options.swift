@@ -205,7 +205,9 @@ struct PluginFolderOptions: ParsableArguments {
         name: .customLong("plugins"),
         help: ArgumentHelp(
             "A folder of plugins (each a folder with plugin.json) (repeatable).",
-            discussion: "Default: plugins/ in the current folder (the built-in examples) and $XDG_DATA_HOME/heed/plugins.",
+            discussion: "Default: the plugins that come with this build of heed (share/heed/plugins beside its bin folder, "
+                + "or plugins/ of the source tree it was built in) and $XDG_DATA_HOME/heed/plugins. The current folder "
+                + "is searched only when named: --plugins plugins.",
             valueName: "dir"
         )
     )
@@ -217,16 +219,16 @@ struct PluginFolderOptions: ParsableArguments {
         return Self.defaultSearchFolders
     }
 
-    /// plugins/ in the current folder and `$XDG_DATA_HOME/heed/plugins`.
+    /// The plugins bundled with this build, then `$XDG_DATA_HOME/heed/plugins`; never the current folder.
     static var defaultSearchFolders: [URL] {
-        [URL(fileURLWithPath: "plugins"), HeedDirectories.standard().data.appendingPathComponent("plugins")]
+        [PluginCatalog.bundledPluginsFolder, HeedDirectories.standard().data.appendingPathComponent("plugins")].compactMap { $0 }
     }
 
-    /// The installed plugins; a broken manifest is reported and skipped.
-    func installedPlugins() throws -> [PluginManifest] {
+    /// The installed plugins; a broken, refused or duplicated manifest is reported and left out.
+    func installedPlugins() throws -> PluginCatalog.Discovery {
         let discovery = PluginCatalog.discover(in: searchFolders)
         for error in discovery.errors { printError("heed: warning: \(error)") }
-        return discovery.manifests
+        return discovery
     }
 }
 
@@ -243,8 +245,8 @@ struct PluginOptions: ParsableArguments {
     /// The plugin folders to search.
     var searchFolders: [URL] { plugins.searchFolders }
 
-    /// The installed plugins; a broken manifest is reported and skipped.
-    func installedPlugins() throws -> [PluginManifest] { try plugins.installedPlugins() }
+    /// The installed plugins; a broken, refused or duplicated manifest is reported and left out.
+    func installedPlugins() throws -> PluginCatalog.Discovery { try plugins.installedPlugins() }
 
     /// The configuration file's settings.
     func configuration() throws -> HeedConfiguration {

@@ -97,10 +97,12 @@ struct Run: AsyncParsableCommand {
             print(json ? try jsonLine(match) : IntentDescription(match).text)
             return
         }
+        let installed = try plugins.installedPlugins()
         let dispatcher = Dispatcher(
             catalog: catalog,
             vocabulary: registered.terms,
-            manifests: try plugins.installedPlugins(),
+            manifests: installed.manifests,
+            duplicates: installed.duplicates,
             authorization: try plugins.authorizationStore(),
             logger: Logger(label: "heed")
         )

@@ -64,7 +64,7 @@ extension Vocab {
         /// The store over the data folder and the installed plugins.
         func store() throws -> VocabularyStore {
             return VocabularyStore(
-                dataDirectory: try VocabularyOptions.dataDirectory(vocabulary.dataDirectory), manifests: try plugins.installedPlugins(),
+                dataDirectory: try VocabularyOptions.dataDirectory(vocabulary.dataDirectory), manifests: try plugins.installedPlugins().manifests,
                 dictionaryPath: dictionary)
         }
     }

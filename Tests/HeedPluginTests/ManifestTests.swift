@@ -114,12 +114,14 @@ struct ManifestTests {
 
         let discovery = PluginCatalog.discover(
             in: [root, Fixtures.pluginsDirectory, root.appendingPathComponent("missing")])
-        #expect(discovery.manifests.map(\.appID) == [
-            "org.x.good", "org.heed.media", "org.heed.notes", "org.heed.timer", "org.heed.workout",
-        ])
-        #expect(discovery.errors.count == 2)
+        // Two plugins claim org.x.good: neither is used, and each is reported naming the other.
+        #expect(discovery.manifests.map(\.appID) == ["org.heed.media", "org.heed.notes", "org.heed.timer", "org.heed.workout"])
+        #expect(discovery.duplicates.map(\.directory.lastPathComponent) == ["a-good", "c-dup"])
+        #expect(discovery.errors.count == 3)
         let messages = discovery.errors.map(\.description)
         #expect(messages[0].contains("b-broken/plugin.json:1:1: error: missing key 'displayName'"))
-        #expect(messages[1].contains("c-dup/plugin.json:1:11: error: app id 'org.x.good' is already used"))
+        #expect(messages[1].contains("a-good/plugin.json:1:11: error: app id 'org.x.good' is also claimed by"))
+        #expect(messages[1].contains("c-dup/plugin.json; Heed dispatches to neither"))
+        #expect(messages[2].contains("c-dup/plugin.json:1:11: error: app id 'org.x.good' is also claimed by"))
     }
 }
