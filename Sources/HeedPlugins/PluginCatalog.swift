@@ -104,19 +104,23 @@ public enum PluginCatalog {
         return nil
     }
 
-    /// The plugins that come with this build of Heed: `share/heed/plugins` beside the `bin` folder
-    /// of an installed `heed`, or `plugins/` in the source tree whose `.build` folder holds the
-    /// running executable. The working folder is never searched unless it is named (`--plugins`):
-    /// a downloaded folder must not be able to put its own executable behind an app the user trusts.
-    public static var bundledPluginsFolder: URL? {
+    /// The plugins that come with this build of Heed (``bundledFolder(_:)`` `plugins`). The working
+    /// folder is never searched unless it is named (`--plugins`): a downloaded folder must not be
+    /// able to put its own executable behind an app the user trusts.
+    public static var bundledPluginsFolder: URL? { bundledFolder("plugins") }
+
+    /// A folder that comes with this build of Heed (`plugins`, `intents`, `grammars`):
+    /// `share/heed/NAME` beside the `bin` folder of an installed `heed`, or `NAME` in the source
+    /// tree whose `.build` folder holds the running executable; `nil` when neither exists.
+    public static func bundledFolder(_ name: String) -> URL? {
         let products = productsDirectory
-        let installed = products.deletingLastPathComponent().appendingPathComponent("share/heed/plugins")
+        let installed = products.deletingLastPathComponent().appendingPathComponent("share/heed/\(name)")
         if FileManager.default.fileExists(atPath: installed.path) { return installed }
         var folder = products
         while folder.pathComponents.count > 1 {
             if folder.lastPathComponent == ".build" {
-                let plugins = folder.deletingLastPathComponent().appendingPathComponent("plugins")
-                return FileManager.default.fileExists(atPath: plugins.path) ? plugins : nil
+                let bundled = folder.deletingLastPathComponent().appendingPathComponent(name)
+                return FileManager.default.fileExists(atPath: bundled.path) ? bundled : nil
             }
             folder = folder.deletingLastPathComponent()
         }

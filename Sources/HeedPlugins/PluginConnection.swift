@@ -171,6 +171,14 @@ final class PluginConnection: Sendable {
             ? "was killed by signal \(status & 0x7F)"
             : "exited with status \((status >> 8) & 0xFF)"
         state.withLock { $0.exitStatus = ended }
+        // What the plugin wrote before it ended is read by now or soon; a descendant outside its
+        // group could still hold the output open, so the connection ends here if end-of-file is late.
+        var waited = 0
+        while !isClosed, waited < 40 {
+            usleep(5_000)
+            waited += 1
+        }
+        close(.crashed, detail: ended)
     }
 
     private static func closeAll(_ descriptors: [Int32]) {

@@ -73,11 +73,9 @@ struct FaultPlugin {
                 continue
             }
             if mode == "leave-child" {
-                // A child that keeps our standard output open after we are gone.
-                let child = Process()
-                child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-                child.arguments = ["300"]
-                try? child.run()
+                // A child that keeps our standard output open after we are gone, in our process
+                // group as a shell's background job is.
+                _ = system("sleep 300 &")
                 exit(4)
             }
             switch intent.name {

@@ -185,10 +185,16 @@ struct IntentOptions: ParsableArguments {
 
     var isEmpty: Bool { intents.isEmpty }
 
+    /// A default path such as `intents` or `grammars`: the one that comes with this build of heed
+    /// (so that heed works from any folder), else the same name in the current folder.
+    static func bundled(_ path: String) -> String {
+        PluginCatalog.bundledFolder(path)?.path ?? path
+    }
+
     /// Loads the catalog; `defaultIntents` is used when no `--intents` was given.
     func loadCatalog(defaultIntents: [String] = []) throws -> IntentCatalog {
-        let intentPaths = intents.isEmpty ? defaultIntents : intents
-        let rulePaths = rules.isEmpty ? ["grammars"] : rules
+        let intentPaths = intents.isEmpty ? defaultIntents.map(Self.bundled) : intents
+        let rulePaths = rules.isEmpty ? [Self.bundled("grammars")] : rules
         for path in intentPaths + rulePaths where !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("no such file or folder: \(path)")
         }

@@ -1,0 +1,362 @@
+import Foundation
+import HeedCore
+import HeedIntents
+import HeedPluginProtocol
+import HeedPlugins
+import HeedRuntime
+import Logging
+import Testing
+
+/// What probing Heed as an attacker and a clumsy user found (issue #19), each on real parts: real
+/// plugin processes, real files, the built `heed` executable.
+@Suite("What probing found")
+struct ProbingRegressionTests {
+    /// An intent with typed parameters, for the scripted fault plugin.
+    static let catalog: IntentCatalog = {
+        let intents = """
+            {"domain": "probe", "intents": [
+              {"name": "typed", "description": "Typed values.",
+               "parameters": [
+                 {"name": "seconds", "type": "duration", "required": false},
+                 {"name": "count", "type": "integer", "required": false}
+               ],
+               "templates": ["typed"],
+               "responses": {"success": "Set {seconds} and {count}."}}
+            ]}
+            """
+        do {
+            return try IntentCatalog(intentSources: [("probe.json", intents)], ruleSources: [])
+        } catch {
+            fatalError("the probe intents do not load: \(error)")
+        }
+    }()
+
+    /// A fault plugin that answers with `lines` (see heed-fault-plugin's `scripted` mode), as
+    /// `appID`, started through a shell wrapper that counts its starts in `starts`.
+    static func scriptedPlugin(
+        _ lines: [String], appID: String = "org.heed.fault", extensionOf: String? = nil, intents: [String] = ["typed"], in folder: URL
+    ) throws -> PluginManifest {
+        let script = folder.appendingPathComponent("script-\(UUID().uuidString)")
+        try (lines.joined(separator: "\n") + "\n").write(to: script, atomically: true, encoding: .utf8)
+        return PluginManifest(
+            appID: appID, displayName: "Fault", usageDescription: "Misbehaves for tests.",
+            executable: try ProcessCounter.wrapper(in: folder).path, arguments: ["scripted", script.path],
+            intents: intents, extensionOf: extensionOf, directory: folder)
+    }
+
+    static func dispatch(
+        _ manifests: [PluginManifest], store: AuthorizationStore, intent: String = "typed", answers: [String] = []
+    ) async -> (result: ConversationResult, user: ScriptedUser, events: EventLog) {
+        let dispatcher = Dispatcher(catalog: catalog, manifests: manifests, authorization: store, logger: Logger(label: "test"))
+        let user = ScriptedUser(answers)
+        let log = EventLog()
+        let result = await dispatcher.dispatch(IntentMatch(intent: intent, parameters: [:]), user: user) { log.append($0) }
+        await dispatcher.shutdown()
+        return (result, user, log)
+    }
+
+    // MARK: 1, 9: a plugin's values cannot crash Heed and are checked against the parameter's type
+
+    static let hugeNumbers = ["1e19", "9.3e18", "1e300", "-1e300", "9223372036854775807", "-9223372036854775809"]
+
+    @Test(arguments: hugeNumbers, ["success", "confirmationRequired", "disambiguation"])
+    func aHugeNumberFromAPluginEndsTheConversationNotHeed(number: String, outcome: String) async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let value = outcome == "disambiguation" ? "\"values\":[\(number),5]" : "\"value\":\(number)"
+        let manifest = try Self.scriptedPlugin([#"{"type":"resolve","id":$ID,"outcome":"\#(outcome)",\#(value)}"#], in: folder)
+        let (result, _, events) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]), answers: ["yes", "the first one"])
+        #expect(result.ending == .failure)
+        #expect(result.message.contains("resolved seconds to"), "\(result.message)")
+        #expect(result.message.contains("which is not a duration"))
+        #expect(!events.names().contains("handle"))
+    }
+
+    @Test func aHugeIntegerIsRefusedAndAFittingOneIsSpoken() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let store = try DispatchTests.store(authorized: ["org.heed.fault"])
+        let huge = try Self.scriptedPlugin(
+            [#"{"type":"resolve","id":$ID,"outcome":"success","value":90}"#, #"{"type":"resolve","id":$ID,"outcome":"success","value":1e19}"#],
+            in: folder)
+        let refused = await Self.dispatch([huge], store: store)
+        #expect(refused.result.ending == .failure)
+        #expect(refused.result.message.contains("resolved count to 1e+19, which is not an integer"), "\(refused.result.message)")
+
+        let fitting = try Self.scriptedPlugin(
+            [
+                #"{"type":"resolve","id":$ID,"outcome":"success","value":90}"#, #"{"type":"resolve","id":$ID,"outcome":"success","value":3}"#,
+                #"{"type":"confirm","id":$ID,"outcome":"ready"}"#, #"{"type":"handle","id":$ID,"outcome":"success"}"#,
+            ],
+            in: folder)
+        let handled = await Self.dispatch([fitting], store: store)
+        #expect(handled.result.ending == .success)
+        #expect(handled.events.all.first { $0.event == "response" }?.text == "Set one minute thirty seconds and 3.")
+    }
+
+    @Test(arguments: [
+        (#""value":{"minutes":5}"#, "which is not a duration"),
+        (#""value":"ten minutes""#, "which is not a duration"),
+        (#""value":-5"#, "which is not a duration"),
+        (#""value":[1,2]"#, "which is not a duration"),
+    ])
+    func aValueOfTheWrongTypeIsRefused(value: String, message: String) async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let manifest = try Self.scriptedPlugin([#"{"type":"resolve","id":$ID,"outcome":"success",\#(value)}"#], in: folder)
+        let (result, _, events) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]))
+        #expect(result.ending == .failure)
+        #expect(result.message.contains(message), "\(result.message)")
+        #expect(events.outcomes("resolve") == ["failure"])
+    }
+
+    @Test func anEmptyListToChooseFromIsAPluginFailure() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let manifest = try Self.scriptedPlugin([#"{"type":"resolve","id":$ID,"outcome":"disambiguation","values":[]}"#], in: folder)
+        let (result, user, _) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]))
+        #expect(result.ending == .failure)
+        #expect(result.message == "Fault gave an empty list to choose a seconds from.")
+        #expect(user.questions.isEmpty)
+    }
+
+    // MARK: 2: restricted wins for extensions
+
+    @Test func aRestrictedExtensionIsNeverStartedNorGrantable() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let store = try DispatchTests.store(authorized: ["org.heed.timer"], restricted: ["org.evil.ext"])
+        let manifest = try Self.scriptedPlugin([], appID: "org.evil.ext", extensionOf: "org.heed.timer", in: folder)
+        let (result, user, _) = await Self.dispatch([manifest], store: store, answers: ["yes"])
+        #expect(result.ending == .unauthorized)
+        #expect(user.questions.isEmpty)
+        #expect(try ProcessCounter.starts(in: folder) == 0)
+        #expect(try store.status(of: manifest) == .restricted)
+        #expect(throws: AuthorizationError.self) { try store.record(.authorized, for: manifest) }
+        #expect(throws: AuthorizationError.self) { try store.reset(manifest) }
+        #expect(try store.status(of: "org.heed.timer") == .authorized)
+    }
+
+    @Test func heedAuthGrantRefusesARestrictedExtension() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let plugin = folder.appendingPathComponent("plugins/evil")
+        try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
+        try #"{"appId": "org.evil.ext", "displayName": "Evil", "usageDescription": "x", "executable": "/bin/true", "intents": ["setTimer"], "extensionOf": "org.heed.timer"}"#
+            .write(to: plugin.appendingPathComponent("plugin.json"), atomically: true, encoding: .utf8)
+        let config = try ProbeFiles.config(in: folder, restricted: ["org.evil.ext"])
+        let arguments = ["--plugins", folder.appendingPathComponent("plugins").path, "--config", config.path]
+        let grant = try Fixtures.run(Fixtures.heedBinary, ["auth", "grant", "org.evil.ext"] + arguments)
+        #expect(grant.status != 0)
+        #expect(grant.error.contains("org.evil.ext is restricted by the administrator's policy"), "\(grant.error)")
+        let status = try Fixtures.run(Fixtures.heedBinary, ["auth", "status", "org.evil.ext", "--json"] + arguments)
+        #expect(status.output.contains("\"status\":\"restricted\""), "\(status.output)")
+    }
+
+    // MARK: 3: the policy fails closed
+
+    @Test(arguments: ["directory", "too long", "unreadable folder"])
+    func aPolicyThatCannotBeReadRefusesDispatch(kind: String) async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let policy: URL
+        switch kind {
+        case "directory":
+            policy = folder.appendingPathComponent("policy.json")
+            try FileManager.default.createDirectory(at: policy, withIntermediateDirectories: true)
+        case "too long":
+            policy = folder.appendingPathComponent(String(repeating: "p", count: 300))
+        default:
+            // Root reads every folder: the case needs an ordinary user.
+            guard getuid() != 0 else { return }
+            let locked = folder.appendingPathComponent("locked")
+            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+            try "{\"restricted\": []}".write(to: locked.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
+            chmod(locked.path, 0o000)
+            policy = locked.appendingPathComponent("policy.json")
+        }
+        let store = AuthorizationStore(stateDirectory: folder.appendingPathComponent("state"), policyFile: policy)
+        #expect(throws: SourceError.self) { try store.status(of: "org.heed.fault") }
+        let manifest = try Self.scriptedPlugin([], in: folder)
+        let (result, user, _) = await Self.dispatch([manifest], store: store, answers: ["yes"])
+        #expect(result.ending == .unauthorized)
+        #expect(result.message.contains("cannot read the administrator's policy file") || result.message.contains("is a directory"), "\(result.message)")
+        #expect(user.questions.isEmpty)
+        #expect(try ProcessCounter.starts(in: folder) == 0)
+    }
+
+    // MARK: 4: a state file cannot crash Heed
+
+    @Test(arguments: ["1e19", "9223372036854775807", "1e308", "-1e400", "1e400", "1.5", "-1"])
+    func aHugeGenerationIsALocatedError(number: String) throws {
+        let folder = try Fixtures.temporaryDirectory()
+        try "{\n  \"version\": 1,\n  \"generation\": \(number),\n  \"apps\": {}\n}\n"
+            .write(to: folder.appendingPathComponent("vocabulary.json"), atomically: true, encoding: .utf8)
+        let result = try Fixtures.run(Fixtures.heedBinary, ["vocab", "list", "--data-dir", folder.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.error.contains("vocabulary.json:3:17: error: expected 'generation' to be a whole number"), "\(result.error)")
+    }
+
+    // MARK: 5: the working folder does not shadow installed plugins; duplicates are refused
+
+    @Test func theWorkingFoldersPluginsAreNotSearchedUnlessNamed() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let marker = folder.appendingPathComponent("impostor-ran")
+        let impostor = folder.appendingPathComponent("plugins/timer")
+        try FileManager.default.createDirectory(at: impostor, withIntermediateDirectories: true)
+        try "#!/bin/sh\ntouch '\(marker.path)'\nexit 1\n".write(to: impostor.appendingPathComponent("run"), atomically: true, encoding: .utf8)
+        chmod(impostor.appendingPathComponent("run").path, 0o755)
+        try #"{"appId": "org.heed.timer", "displayName": "Timers", "usageDescription": "x", "executable": "run", "intents": ["setTimer"]}"#
+            .write(to: impostor.appendingPathComponent("plugin.json"), atomically: true, encoding: .utf8)
+        let state = folder.appendingPathComponent("state").path
+        let config = try ProbeFiles.config(in: folder, restricted: [])
+        let common = ["--state-dir", state, "--config", config.path, "--intents", Fixtures.packageRoot.appendingPathComponent("intents").path]
+        try Fixtures.run(Fixtures.heedBinary, ["auth", "grant", "org.heed.timer", "--state-dir", state, "--config", config.path])
+
+        let run = try Fixtures.run(Fixtures.heedBinary, ["run", "set a timer for ten minutes"] + common, in: folder)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("Timer set for 10 minutes."))
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+
+        // Both named: the app id is claimed twice, so Heed dispatches to neither.
+        let both = try Fixtures.run(
+            Fixtures.heedBinary,
+            ["run", "set a timer for ten minutes", "--plugins", Fixtures.packageRoot.appendingPathComponent("plugins").path, "--plugins", "plugins"]
+                + common, in: folder)
+        #expect(both.status == 1)
+        #expect(both.error.contains("Two plugins claim the app id org.heed.timer") || both.output.contains("Two plugins claim the app id org.heed.timer"), "\(both)")
+        #expect(both.error.contains("is also claimed by"))
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+    }
+
+    @Test func twoAppsClaimingOneIntentAreRefusedBothNamed() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let first = try Self.scriptedPlugin([], appID: "org.heed.fault", in: folder)
+        let second = try Self.scriptedPlugin([], appID: "org.heed.other", in: folder)
+        let (result, _, _) = await Self.dispatch([first, second], store: try DispatchTests.store(authorized: ["org.heed.fault", "org.heed.other"]))
+        #expect(result.ending == .conflict)
+        #expect(result.message.contains("org.heed.fault") && result.message.contains("org.heed.other"))
+        #expect(try ProcessCounter.starts(in: folder) == 0)
+    }
+
+    @Test func aWorldWritablePluginIsRefused() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let plugin = folder.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
+        try #"{"appId": "org.x.open", "displayName": "Open", "executable": "/bin/true", "intents": ["x"]}"#
+            .write(to: plugin.appendingPathComponent("plugin.json"), atomically: true, encoding: .utf8)
+        chmod(plugin.path, 0o777)
+        let discovery = PluginCatalog.discover(in: [folder])
+        #expect(discovery.manifests.isEmpty)
+        #expect(discovery.errors.first?.description.contains("can be written by any user (mode 777)") == true)
+        chmod(plugin.path, 0o755)
+        #expect(PluginCatalog.discover(in: [folder]).manifests.map(\.appID) == ["org.x.open"])
+    }
+
+    // MARK: 6: nothing from a plugin or manifest reaches the terminal as a control sequence
+
+    @Test func controlCharactersFromAPluginAreShownAsSpaces() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let hostile = #"\u001b[8mhidden\rAllow? yes\u202e"#
+        let manifest = try Self.scriptedPlugin(
+            [
+                #"{"type":"resolve","id":$ID,"outcome":"notRequired"}"#, #"{"type":"resolve","id":$ID,"outcome":"notRequired"}"#,
+                #"{"type":"confirm","id":$ID,"outcome":"ready"}"#, #"{"type":"handle","id":$ID,"outcome":"success","response":"\#(hostile)"}"#,
+            ], in: folder)
+        let (result, _, _) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]))
+        #expect(result.ending == .success)
+        #expect(result.message == " [8mhidden Allow? yes")
+        #expect(!result.message.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" })
+    }
+
+    @Test func aManifestsNamesAreSanitizedInThePrompt() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let plugin = folder.appendingPathComponent("fake")
+        try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
+        try #"{"appId": "org.x.fake", "displayName": "Fake\r\u001b[2K", "usageDescription": "Real?\u0007\n", "executable": "/bin/true", "intents": ["x"]}"#
+            .write(to: plugin.appendingPathComponent("plugin.json"), atomically: true, encoding: .utf8)
+        let manifest = try #require(PluginCatalog.discover(in: [folder]).manifests.first)
+        #expect(manifest.displayName == "Fake  [2K")
+        #expect(manifest.usageDescription == "Real?  ")
+    }
+
+    // MARK: 7: linear state parsing, bounded error excerpts
+
+    @Test func stateParsingIsLinear() throws {
+        func authorizationState(_ apps: Int) -> SourceText {
+            let entries = (0..<apps).map { "\"org.example.app\($0)\": {\"status\": \"authorized\", \"decided\": \"2026-01-01T00:00:00Z\"}" }
+            return SourceText(path: "authorization.json", text: "{\"version\": 1, \"apps\": {\(entries.joined(separator: ",\n"))}}")
+        }
+        func seconds(_ source: SourceText) throws -> Double {
+            var best = Double.infinity
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                _ = try LocatedJSONParser.parse(source)
+                let elapsed = ContinuousClock.now - start
+                best = min(best, Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+            }
+            return best
+        }
+        // A ratio, not a time limit: 8 times the apps take about 8 times as long when parsing is
+        // linear, 64 times when quadratic (the probe measured 35 times for 8 times the apps).
+        let ratio = try seconds(authorizationState(40_000)) / seconds(authorizationState(5_000))
+        #expect(ratio < 20, "parsing 8× the apps took \(ratio)× as long")
+    }
+
+    @Test func anErrorOnAHugeLineQuotesAWindowOfIt() throws {
+        let line = "{\"apps\": [" + String(repeating: "1, ", count: 300_000) + "]}"
+        let error = try #require(throws: SourceError.self) { try LocatedJSONParser.parse(SourceText(path: "big.json", text: line)) }
+        let text = error.description
+        #expect(text.count < 400, "\(text.count) characters")
+        #expect(text.hasPrefix("big.json:1:"))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let excerpt = String(lines[1])
+        let caret = lines[2].count
+        // The caret points at the ']' after the last comma, inside the window.
+        #expect(Array(excerpt)[caret - 1] == "]", "\(excerpt)")
+    }
+
+    // MARK: 9: a plugin that exits leaving a child holding its output
+
+    @Test func aPluginsLeftoverChildIsKilledAndTheFailureIsImmediate() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        var manifest = try Self.scriptedPlugin([], in: folder)
+        manifest.arguments = ["leave-child"]
+        let host = PluginHost(manifest: manifest, executableURL: manifest.executableURL(), limits: .standard, logger: Logger(label: "test"))
+        let reply = await host.resolve(intent: PluginIntent(name: "typed"), parameter: "seconds")
+        let failure = try #require(reply.failure)
+        // A crash when it exits, not the time limit's `timedOut` while its child holds the output open.
+        #expect(failure.kind == .crashed, "\(failure.reason)")
+        #expect(failure.reason.contains("exited with status 4"), "\(failure.reason)")
+        // Nothing of its process group is left: the `sleep` it started was killed.
+        let leftovers = try Fixtures.run(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-x", "-f", "sleep 300"])
+        #expect(leftovers.output.isEmpty, "children left running: \(leftovers.output)")
+        await host.shutdown()
+    }
+}
+
+/// Counts the starts of a plugin executable: a shell wrapper appends a line to a file, then runs
+/// the fault plugin.
+enum ProcessCounter {
+    static func wrapper(in folder: URL) throws -> URL {
+        let wrapper = folder.appendingPathComponent("counted-plugin")
+        if FileManager.default.fileExists(atPath: wrapper.path) { return wrapper }
+        let plugin = Fixtures.heedBinary.deletingLastPathComponent().appendingPathComponent("heed-fault-plugin").path
+        let log = folder.appendingPathComponent("starts").path
+        try "#!/bin/sh\necho start >> '\(log)'\nexec '\(plugin)' \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper.path, 0o755)
+        return wrapper
+    }
+
+    static func starts(in folder: URL) throws -> Int {
+        let log = folder.appendingPathComponent("starts")
+        guard FileManager.default.fileExists(atPath: log.path) else { return 0 }
+        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count
+    }
+}
+
+enum ProbeFiles {
+    /// A config whose policy restricts `restricted`.
+    static func config(in folder: URL, restricted: [String]) throws -> URL {
+        let policy = folder.appendingPathComponent("policy.json")
+        let list = restricted.map { "\"\($0)\"" }.joined(separator: ", ")
+        try "{\"restricted\": [\(list)]}".write(to: policy, atomically: true, encoding: .utf8)
+        let config = folder.appendingPathComponent("config.json")
+        try "{\"policyFile\": \"\(policy.path)\", \"spokenResponses\": false}".write(to: config, atomically: true, encoding: .utf8)
+        return config
+    }
+
+}
