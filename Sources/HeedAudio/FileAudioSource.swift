@@ -3,9 +3,10 @@ import Foundation
 
 /// An audio file read as if it were a microphone: 16 kHz mono chunks, then the end.
 ///
-/// The file is read whole through ``AudioFile`` (so its errors name the byte or field at
-/// fault) and resampled to 16 kHz. With `realTime`, each read waits until the audio it
-/// returns would have been heard, as a live device delivers it.
+/// The file is read a block at a time through ``AudioFileReader`` (its errors name the byte or
+/// field at fault; an hour of audio takes the memory of a block) and resampled to 16 kHz. It may
+/// be a pipe. With `realTime`, each read waits until the audio it returns would have been
+/// heard, as a live device delivers it.
 ///
 /// Not `Sendable`: one reader owns a source.
 public final class FileAudioSource: AudioSource {
@@ -15,12 +16,9 @@ public final class FileAudioSource: AudioSource {
     /// The file's path.
     public let name: String
 
-    /// The length of the audio in seconds.
-    public let durationSeconds: Double
-
-    private let samples: [Int16]
+    private let reader: AudioFileReader
     private let realTime: Bool
-    /// The next sample to return.
+    /// The samples returned so far.
     private var offset = 0
     /// When the first read happened: the audio clock's zero.
     private var started: ContinuousClock.Instant?
@@ -47,10 +45,8 @@ public final class FileAudioSource: AudioSource {
     ///   - realTime: pace reads to the audio clock (as a microphone would deliver them).
     /// - Throws: ``AudioError`` naming the file and what is wrong, with the byte offset or field.
     public init(path: String, format: AudioFileFormat, realTime: Bool = false) throws(AudioError) {
-        let audio = try AudioFile.read(path, format: format)
+        self.reader = try AudioFileReader(path: path, format: format)
         self.name = path
-        self.samples = audio.samples
-        self.durationSeconds = audio.duration
         self.realTime = realTime
     }
 
@@ -61,10 +57,10 @@ public final class FileAudioSource: AudioSource {
     /// - Returns: the samples, or an empty array at the end of the file (and after it).
     public func read(maximumFrames: Int) throws(AudioError) -> [Int16] {
         precondition(maximumFrames > 0, "maximumFrames must be positive")
-        let end = min(samples.count, offset + maximumFrames)
-        guard offset < end else { return [] }
-        let chunk = Array(samples[offset..<end])
-        offset = end
+        let chunk = try reader.read(maximumFrames: maximumFrames)
+        guard !chunk.isEmpty else { return [] }
+        offset += chunk.count
+        let end = offset
         if realTime {
             let clock = ContinuousClock()
             let start = started ?? clock.now

@@ -33,7 +33,7 @@ public struct NoiseMixer: Sendable {
     public func mix(_ speech: AudioBuffer, snr: Double, seed: UInt64) -> AudioBuffer {
         let clean = speech.samples.map(Double.init)
         guard !clean.isEmpty else { return speech }
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let start = Int(generator.next() % UInt64(noise.count))
         let segment = (0..<clean.count).map { noise[(start + $0) % noise.count] }
         let speechEnergy = Self.maximumFrameEnergy(clean)
@@ -49,20 +49,5 @@ public struct NoiseMixer: Sendable {
         stride(from: 0, to: samples.count, by: frameLength).map { start in
             samples[start..<min(samples.count, start + frameLength)].reduce(0) { $0 + $1 * $1 }
         }.max() ?? 0
-    }
-}
-
-/// A small deterministic random generator (SplitMix64), so noise offsets repeat across runs.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

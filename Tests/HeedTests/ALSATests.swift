@@ -235,7 +235,6 @@ struct ALSATests {
         let source = try FileAudioSource(path: path)
         #expect(source.name == path)
         #expect(source.sampleRate == 16_000)
-        #expect(source.durationSeconds == 5_000.0 / 16_000)
         var chunks: [[Int16]] = []
         while true {
             let chunk = try source.read(maximumFrames: 1_600)
@@ -257,7 +256,6 @@ struct ALSATests {
         try wav.data.write(to: URL(fileURLWithPath: path))
 
         let source = try FileAudioSource(path: path)
-        #expect(source.durationSeconds == 1)
         let samples = try read(source, count: 16_000, chunk: 4_096)
         #expect(samples == (try AudioFile.read(path).samples))
         #expect(try source.read(maximumFrames: 10) == [])

@@ -132,3 +132,83 @@ struct AudioFileTests {
         }
     }
 }
+
+@Suite("Audio files, streamed")
+struct AudioStreamTests {
+    /// The windowed-sinc resampler as it was written before streaming: every output sample from the whole input.
+    static func reference(_ samples: [Int16], from rate: Int, to target: Int) -> [Int16] {
+        let ratio = Double(target) / Double(rate)
+        let cutoff = 0.95 * min(1, ratio)
+        let halfWidth = 16.0 / cutoff
+        let input = samples.map(Double.init)
+        return (0..<Int((Double(input.count) * ratio).rounded(.down))).map { index in
+            let center = Double(index) / ratio
+            let first = max(0, Int((center - halfWidth).rounded(.up)))
+            let last = min(input.count - 1, Int((center + halfWidth).rounded(.down)))
+            var sum = 0.0
+            if first <= last {
+                for k in first...last {
+                    let x = Double(k) - center
+                    let window = 0.5 + 0.5 * cos(Double.pi * x / halfWidth)
+                    let argument = Double.pi * cutoff * x
+                    sum += input[k] * cutoff * (abs(argument) < 1e-9 ? 1 : sin(argument) / argument) * window
+                }
+            }
+            return Int16(max(-32768, min(32767, sum.rounded())))
+        }
+    }
+
+    @Test(arguments: [8_000, 22_050, 44_100, 48_000])
+    func streamingResamplingMatchesTheWholeAtOnce(rate: Int) {
+        var generator = SeededGenerator(seed: UInt64(rate))
+        let samples = (0..<(rate / 2)).map { _ in Int16.random(in: -20_000...20_000, using: &generator) }
+        var stream = Resampler.Stream(from: rate, to: 16_000)
+        var output: [Int16] = []
+        var offset = 0
+        while offset < samples.count {
+            let count = Int.random(in: 1...3_000, using: &generator)
+            output += stream.process(Array(samples[offset..<min(samples.count, offset + count)]))
+            offset += count
+        }
+        output += stream.finish()
+        #expect(output == Self.reference(samples, from: rate, to: 16_000))
+    }
+
+    /// A pipe delivers the first blocks while its writer is still writing: the reader does not
+    /// wait for the end (it would wait forever here: the writer closes only after the reader read).
+    @Test func aPipeIsReadAsItArrives() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let fifo = folder.appendingPathComponent("live.wav").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        var wav = WAVBuilder()
+        wav.samples = (0..<32_000).map { Int16($0 % 2_000) }
+        wav.declaredDataSize = 0xFFFF_FFFF
+        let bytes = wav.data
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(bytes)
+            // Keep the pipe open until the reader has had its first second.
+            Thread.sleep(forTimeInterval: 1.5)
+            try? handle.close()
+        }
+        writer.start()
+        let source = try FileAudioSource(path: fifo)
+        let first = try source.read(maximumFrames: 16_000)
+        #expect(first == Array(wav.samples.prefix(16_000)))
+        var rest: [Int16] = []
+        while true {
+            let chunk = try source.read(maximumFrames: 4_000)
+            if chunk.isEmpty { break }
+            rest += chunk
+        }
+        #expect(rest == Array(wav.samples.dropFirst(16_000)))
+    }
+
+    @Test func aFormatChunkOfSizeZeroSaysSo() throws {
+        var data = WAVBuilder().data
+        // The "fmt " chunk's size field is bytes 16–19.
+        data.replaceSubrange(16..<20, with: [0, 0, 0, 0])
+        let error = try #require(throws: AudioError.self) { try AudioFile.decode(data, format: .wav, source: "zero.wav") }
+        #expect(error.description == "zero.wav: the \"fmt \" chunk at byte 12 declares 0 bytes; a PCM format takes at least 16 (field chunkSize at byte 16)")
+    }
+}

@@ -59,7 +59,7 @@ struct VocabularyPronunciationTests {
     @Test(.enabled(if: Fixtures.hasPocketSphinx))
     func phoneErrorRateOnHeldOutDictionaryWords() throws {
         let dictionary = try Self.dictionary()
-        var generator = SplitMix64(seed: 2024)
+        var generator = SeededGenerator(seed: 2024)
         var errors = 0
         var reference = 0
         var exact = 0
@@ -532,18 +532,6 @@ struct VocabularyCommandLineTests {
 }
 
 // MARK: - Helpers
-
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Levenshtein distance over phones.
 func editDistance(_ a: [String], _ b: [String]) -> Int {
