@@ -3,7 +3,7 @@ import HeedPluginProtocol
 
 /// A plugin that misbehaves on request, for the host's tests.
 ///
-/// App id `org.heed.fault`. The intent's name chooses the behaviour of resolve, confirm and handle:
+/// App id `org.heed.fault`, or `HEED_FAULT_APP_ID` when set. The intent's name chooses the behaviour of resolve, confirm and handle:
 /// `ok` answers normally, `crash` aborts (SIGABRT), `exit` exits with status 3, `hang` never answers,
 /// `garbage` writes a line that is not JSON, `huge` writes a 10 MB line, `wrongReply` answers with
 /// a reply of the wrong type, `fail` answers with an `error` reply, `notify` sends a notification first,
@@ -62,7 +62,8 @@ struct FaultPlugin {
                 exit(0)
             case .hello:
                 let header = PluginProtocolHeader(serializationVersion: wrongVersion ? 99 : 1)
-                write(.response(PluginResponse(id: request.id, .hello(PluginHello(header: header, appID: "org.heed.fault", intents: ["ok"])))))
+                let appID = ProcessInfo.processInfo.environment["HEED_FAULT_APP_ID"] ?? "org.heed.fault"
+                write(.response(PluginResponse(id: request.id, .hello(PluginHello(header: header, appID: appID, intents: ["ok"])))))
                 continue
             case .resolve(let value, _, _), .confirm(let value), .handle(let value):
                 intent = value

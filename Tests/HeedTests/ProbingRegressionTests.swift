@@ -40,14 +40,15 @@ struct ProbingRegressionTests {
         try (lines.joined(separator: "\n") + "\n").write(to: script, atomically: true, encoding: .utf8)
         return PluginManifest(
             appID: appID, displayName: "Fault", usageDescription: "Misbehaves for tests.",
-            executable: try ProcessCounter.wrapper(in: folder).path, arguments: ["scripted", script.path],
+            executable: try ProcessCounter.wrapper(in: folder, appID: appID).path, arguments: ["scripted", script.path],
             intents: intents, extensionOf: extensionOf, directory: folder)
     }
 
     static func dispatch(
-        _ manifests: [PluginManifest], store: AuthorizationStore, intent: String = "typed", answers: [String] = []
+        _ manifests: [PluginManifest], store: AuthorizationStore, intent: String = "typed", answers: [String] = [],
+        limits: PluginLimits = .standard
     ) async -> (result: ConversationResult, user: ScriptedUser, events: EventLog) {
-        let dispatcher = Dispatcher(catalog: catalog, manifests: manifests, authorization: store, logger: Logger(label: "test"))
+        let dispatcher = Dispatcher(catalog: catalog, manifests: manifests, authorization: store, pluginLimits: limits, logger: Logger(label: "test"))
         let user = ScriptedUser(answers)
         let log = EventLog()
         let result = await dispatcher.dispatch(IntentMatch(intent: intent, parameters: [:]), user: user) { log.append($0) }
@@ -325,26 +326,6 @@ struct ProbingRegressionTests {
         let leftovers = try Fixtures.run(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-x", "-f", "sleep 300"])
         #expect(leftovers.output.isEmpty, "children left running: \(leftovers.output)")
         await host.shutdown()
-    }
-}
-
-/// Counts the starts of a plugin executable: a shell wrapper appends a line to a file, then runs
-/// the fault plugin.
-enum ProcessCounter {
-    static func wrapper(in folder: URL) throws -> URL {
-        let wrapper = folder.appendingPathComponent("counted-plugin")
-        if FileManager.default.fileExists(atPath: wrapper.path) { return wrapper }
-        let plugin = Fixtures.heedBinary.deletingLastPathComponent().appendingPathComponent("heed-fault-plugin").path
-        let log = folder.appendingPathComponent("starts").path
-        try "#!/bin/sh\necho start >> '\(log)'\nexec '\(plugin)' \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper.path, 0o755)
-        return wrapper
-    }
-
-    static func starts(in folder: URL) throws -> Int {
-        let log = folder.appendingPathComponent("starts")
-        guard FileManager.default.fileExists(atPath: log.path) else { return 0 }
-        return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").count
     }
 }
 
