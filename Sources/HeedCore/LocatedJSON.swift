@@ -23,9 +23,44 @@ public struct JSONNode: Sendable {
     public var kind: Kind
     /// Where the value starts.
     public var location: SourceLocation
+    /// For strings: the file's text and the index of the opening quote in it, from which
+    /// ``scalarLocations`` are worked out when asked for (most strings never are: keeping them
+    /// for every string made a state file of 300,000 apps take 900 MB).
+    private var stringSource: (text: SourceText, quote: Int)?
+
+    init(kind: Kind, location: SourceLocation, stringSource: (text: SourceText, quote: Int)? = nil) {
+        self.kind = kind
+        self.location = location
+        self.stringSource = stringSource
+    }
+
     /// For strings: the location of each Unicode scalar of the decoded value, then the closing quote.
     /// An escape such as `\u00e9` is one scalar at the column of its backslash.
-    public var scalarLocations: [SourceLocation] = []
+    public var scalarLocations: [SourceLocation] {
+        guard let (text, quote) = stringSource else { return [] }
+        var locations: [SourceLocation] = []
+        var column = location.column + 1
+        var index = quote + 1
+        // The text was parsed already: no line breaks inside, escapes well formed.
+        while index < text.scalars.count {
+            locations.append(SourceLocation(path: location.path, line: location.line, column: column))
+            switch text.scalars[index] {
+            case "\"": return locations
+            case "\\":
+                let width = text.scalars[index + 1] != "u" ? 2 : text.scalars.count > index + 7 && text.scalars[index + 6] == "\\" && (0xD800..<0xDC00).contains(Self.hex(text.scalars[(index + 2)..<(index + 6)])) ? 12 : 6
+                index += width
+                column += width
+            default:
+                index += 1
+                column += 1
+            }
+        }
+        return locations
+    }
+
+    private static func hex(_ scalars: ArraySlice<Unicode.Scalar>) -> UInt32 {
+        scalars.reduce(0) { $0 * 16 + UInt32(Character($1).hexDigitValue ?? 0) }
+    }
 
     /// The name of the kind as error messages say it.
     public var kindName: String {
@@ -98,8 +133,9 @@ public struct LocatedJSONParser {
         case "{": return try parseObject(depth: depth)
         case "[": return try parseArray(depth: depth)
         case "\"":
-            let (text, locations) = try parseString()
-            return JSONNode(kind: .string(text), location: start, scalarLocations: locations)
+            let quote = index
+            let text = try parseString()
+            return JSONNode(kind: .string(text), location: start, stringSource: (source, quote))
         case "t": return try parseLiteral("true", .bool(true))
         case "f": return try parseLiteral("false", .bool(false))
         case "n": return try parseLiteral("null", .null)
@@ -150,18 +186,42 @@ public struct LocatedJSONParser {
 
     private func isDigitCharacter(_ character: Character) -> Bool { character.isASCII && character.isNumber }
 
-    private mutating func parseString() throws -> (String, [SourceLocation]) {
+    private mutating func parseString() throws -> String {
         try expect("\"", "'\"'")
+        // Most strings have no escape: take them whole from the text.
+        let start = index
+        var end = start
+        while end < source.scalars.count {
+            let scalar = source.scalars[end]
+            if scalar == "\"" {
+                let slice = source.scalars[start..<end]
+                let text: String
+                if slice.allSatisfy(\.isASCII) {
+                    text = String(unsafeUninitializedCapacity: slice.count) { buffer in
+                        for (offset, scalar) in slice.enumerated() { buffer[offset] = UInt8(scalar.value) }
+                        return slice.count
+                    }
+                } else {
+                    var view = String.UnicodeScalarView()
+                    view.append(contentsOf: slice)
+                    text = String(view)
+                }
+                column += end - start
+                index = end + 1
+                column += 1
+                return text
+            }
+            if scalar == "\\" || scalar.value < 0x20 { break }
+            end += 1
+        }
         var text = String.UnicodeScalarView()
-        var locations: [SourceLocation] = []
         while true {
             let scalarStart = location
             guard let scalar = current else { throw error("unterminated string") }
             switch scalar {
             case "\"":
-                locations.append(scalarStart)
                 advance()
-                return (String(text), locations)
+                return String(text)
             case "\n":
                 throw error("unterminated string (a line break must be written \\n)")
             case "\\":
@@ -172,7 +232,6 @@ public struct LocatedJSONParser {
                 text.append(scalar)
                 advance()
             }
-            locations.append(scalarStart)
         }
     }
 
@@ -258,7 +317,7 @@ public struct LocatedJSONParser {
             skipWhitespace()
             let keyLocation = location
             guard current == "\"" else { throw error("expected a string key") }
-            let (key, _) = try parseString()
+            let key = try parseString()
             guard keys.insert(key).inserted else {
                 throw SourceError(.jsonSyntax, "duplicate key '\(key)'", at: keyLocation, in: source)
             }

@@ -310,6 +310,16 @@ struct ProbingRegressionTests {
         #expect(Array(excerpt)[caret - 1] == "]", "\(excerpt)")
     }
 
+    @Test func stringLocationsAreWorkedOutWhenAskedFor() throws {
+        // The quote is at column 7; escapes are one scalar at the column of their backslash.
+        let source = SourceText(path: "s.json", text: #"{"k": "a\u00e9\\b\ud83d\ude00c"}"#)
+        guard case .object(let members) = try LocatedJSONParser.parse(source).kind else { Issue.record("not an object"); return }
+        let node = members[0].value
+        guard case .string(let text) = node.kind else { Issue.record("not a string"); return }
+        #expect(text == "a\u{E9}\\b\u{1F600}c")
+        #expect(node.scalarLocations.map(\.column) == [8, 9, 15, 17, 18, 30, 31])
+    }
+
     // MARK: 9: a plugin that exits leaving a child holding its output
 
     @Test func aPluginsLeftoverChildIsKilledAndTheFailureIsImmediate() async throws {
