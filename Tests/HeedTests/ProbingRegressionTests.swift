@@ -72,6 +72,31 @@ struct ProbingRegressionTests {
         #expect(!events.names().contains("handle"))
     }
 
+    /// As a user met it: `heed run` ended with SIGILL (exit 132).
+    @Test func heedRunSurvivesAHugeNumber() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let plugin = folder.appendingPathComponent("plugins/fault")
+        try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("script")
+        try #"{"type":"resolve","id":$ID,"outcome":"success","value":1e19}"#.write(to: script, atomically: true, encoding: .utf8)
+        let manifest: [String: Any] = [
+            "appId": "org.heed.fault", "displayName": "Fault", "usageDescription": "Misbehaves.",
+            "executable": try ProcessCounter.wrapper(in: folder).path, "arguments": ["scripted", script.path], "intents": ["typed"],
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: plugin.appendingPathComponent("plugin.json"))
+        let intents = folder.appendingPathComponent("probe.json")
+        try #"{"domain": "probe", "intents": [{"name": "typed", "description": "Typed.", "parameters": [{"name": "seconds", "type": "duration", "required": false}], "templates": ["typed"]}]}"#
+            .write(to: intents, atomically: true, encoding: .utf8)
+        let state = folder.appendingPathComponent("state").path
+        let config = try ProbeFiles.config(in: folder, restricted: [])
+        let options = ["--plugins", folder.appendingPathComponent("plugins").path, "--state-dir", state, "--config", config.path]
+        #expect(try Fixtures.run(Fixtures.heedBinary, ["auth", "grant", "org.heed.fault"] + options).status == 0)
+        let result = try Fixtures.run(Fixtures.heedBinary, ["run", "typed", "--intents", intents.path] + options)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.output.contains("Fault resolved seconds to 1e+19, which is not a duration."), "\(result)")
+        #expect(try ProcessCounter.starts(in: folder) == 1)
+    }
+
     @Test func aHugeIntegerIsRefusedAndAFittingOneIsSpoken() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let store = try DispatchTests.store(authorized: ["org.heed.fault"])
