@@ -2,6 +2,7 @@ public import HeedAudio
 public import HeedCore
 public import HeedIntents
 import Foundation
+import Synchronization
 
 /// Accuracy, rejection, speed and memory of a recognizer over a labelled corpus.
 public struct EvaluationReport: Sendable, Codable {
@@ -115,7 +116,7 @@ public struct EvaluationReport: Sendable, Codable {
 }
 
 /// Runs a recognizer over every recording of a manifest.
-public struct Evaluation {
+public struct Evaluation: Sendable {
     /// Background noise mixed into every recording.
     public struct NoiseCondition: Sendable {
         /// The mixer holding the noise recording.
@@ -205,7 +206,17 @@ public struct Evaluation {
         return IntentLabel(json: entry.labels) == nil ? nil : .positive
     }
 
-    /// Recognizes each recording and scores the results.
+    /// What one recording gave.
+    private struct Outcome: Sendable {
+        var item: EvaluationReport.Item?
+        var failures: [EvaluationReport.Failure] = []
+        var decodeSeconds = 0.0
+        var audioSeconds = 0.0
+        var ignoringRejection: Bool?
+        var wrongSlots: [String] = []
+    }
+
+    /// Recognizes each recording and scores the results, with one recognizer.
     ///
     /// - Parameters:
     ///   - recognizer: the recognizer, loaded with the grammar under test.
@@ -218,72 +229,143 @@ public struct Evaluation {
         loadSeconds: Double,
         progress: (Int, Int, String) -> Void = { _, _, _ in }
     ) throws(RecognizerError) -> EvaluationReport {
-        var items: [EvaluationReport.Item] = []
-        var failures: [EvaluationReport.Failure] = []
-        var decodeSeconds = 0.0
-        var audioSeconds = 0.0
-        var ignoringRejection: [Bool] = []
-        var slotErrors: [String: Int] = [:]
+        var outcomes: [Outcome] = []
         for (index, entry) in manifest.entries.enumerated() {
             progress(index + 1, manifest.entries.count, entry.relativePath)
-            var audio: AudioBuffer
-            // The recording's own length: the hours of speech a false accept is counted against.
-            var recordingSeconds = 0.0
-            do {
-                audio = try AudioFile.read(entry.audioPath)
-                recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
-                if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
-                if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
-            } catch {
-                failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
-                continue
-            }
-            let started = ContinuousClock.now
-            let result = try recognizer.recognize(audio)
-            let latency = (ContinuousClock.now - started).milliseconds
-            decodeSeconds += result.decodeSeconds
-            audioSeconds += result.durationSeconds
-            let inGrammar = entry.transcript.map { recognizer.accepts($0) }
-            let role = allNegative ? .negative : Self.role(of: entry, inGrammar: inGrammar)
-            var item = EvaluationReport.Item(
-                file: entry.relativePath,
-                expected: entry.transcript,
-                text: result.text,
-                confidence: result.confidence,
-                acousticMargin: result.acousticMargin,
-                rejected: result.rejected,
-                inGrammar: inGrammar,
-                latencyMs: latency
-            )
-            item.role = role
-            item.durationSeconds = recordingSeconds
-            item.features = result.confidenceFeatures
-            if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
-            if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {
-                failures.append(failure)
-            }
-            if let intents, role != .negative {
-                let match = intents.parse(result.text).first
-                if role == .positive, let expected = entry.transcript, let wanted = intents.parse(expected).first {
-                    // A command is understood when its intent and values are ("pause it" for "pause").
-                    item.right = match == wanted
-                }
-                item.intent = result.rejected ? nil : match?.intent
-                item.parameters = result.rejected ? nil : match.map { Self.labelStrings($0.parameters) }
-                if let label = IntentLabel(json: entry.labels) {
-                    item.intentCorrect = label.matches(match, rejected: result.rejected)
-                    ignoringRejection.append(label.matches(match, rejected: false))
-                    if role == .positive, entry.transcript == nil { item.right = label.matches(match, rejected: false) }
-                    for slot in label.wrongSlots(match, rejected: result.rejected) { slotErrors[slot, default: 0] += 1 }
-                    if item.intentCorrect == false {
-                        let heard = result.rejected ? "rejected: \"\(result.text)\"" : match.map { Self.describe($0) } ?? "no intent in \"\(result.text)\""
-                        failures.append(.init(kind: .intentMismatch, file: entry.relativePath, line: entry.line, expected: label.description, heard: heard, confidence: result.confidence))
-                    }
-                }
-            }
-            items.append(item)
+            outcomes.append(try evaluate(entry, with: &recognizer))
         }
-        var report = makeReport(items: items, failures: failures, decodeSeconds: decodeSeconds, audioSeconds: audioSeconds, loadSeconds: loadSeconds)
+        return report(outcomes, loadSeconds: loadSeconds)
+    }
+
+    /// Recognizes each recording and scores the results with `workers` recognizers at once, each
+    /// on a thread of its own (PocketSphinx decoders are single-threaded: one per thread). The
+    /// report is the one ``run(recognizer:loadSeconds:progress:)`` gives, in manifest order; the
+    /// real-time factor is decoding time over audio time, as with one recognizer.
+    ///
+    /// - Parameters:
+    ///   - workers: how many recognizers decode at once.
+    ///   - makeRecognizer: makes one recognizer; called once on each worker's thread.
+    ///   - progress: called after each recording with the number done, the count and its path.
+    /// - Returns: the report.
+    /// - Throws: what `makeRecognizer` throws, or ``RecognizerError`` when a decoder fails.
+    public func run<Recognizer: SpeechRecognizer>(
+        workers: Int,
+        makeRecognizer: @escaping @Sendable () throws -> Recognizer,
+        progress: @escaping @Sendable (Int, Int, String) -> Void = { _, _, _ in }
+    ) throws -> EvaluationReport {
+        let entries = manifest.entries
+        let state = Mutex<(next: Int, done: Int, outcomes: [Outcome?], error: (any Error)?, loadSeconds: Double)>(
+            (0, 0, Array(repeating: nil, count: entries.count), nil, 0))
+        let group = DispatchGroup()
+        let evaluation = self
+        for _ in 0..<max(1, min(workers, entries.count)) {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                do {
+                    let started = ContinuousClock.now
+                    var recognizer = try makeRecognizer()
+                    let load = (ContinuousClock.now - started).milliseconds / 1000
+                    state.withLock { $0.loadSeconds = max($0.loadSeconds, load) }
+                    while true {
+                        let index = state.withLock { state -> Int? in
+                            guard state.error == nil, state.next < entries.count else { return nil }
+                            defer { state.next += 1 }
+                            return state.next
+                        }
+                        guard let index else { return }
+                        let outcome = try evaluation.evaluate(entries[index], with: &recognizer)
+                        let done = state.withLock { state -> Int in
+                            state.outcomes[index] = outcome
+                            state.done += 1
+                            return state.done
+                        }
+                        progress(done, entries.count, entries[index].relativePath)
+                    }
+                } catch {
+                    state.withLock { if $0.error == nil { $0.error = error } }
+                }
+            }
+            thread.name = "heed-eval"
+            thread.start()
+        }
+        group.wait()
+        let (outcomes, error, loadSeconds) = state.withLock { ($0.outcomes, $0.error, $0.loadSeconds) }
+        if let error { throw error }
+        return report(outcomes.compactMap { $0 }, loadSeconds: loadSeconds)
+    }
+
+    /// Reads, recognizes and scores one recording.
+    private func evaluate(_ entry: Manifest.Entry, with recognizer: inout some SpeechRecognizer) throws(RecognizerError) -> Outcome {
+        var outcome = Outcome()
+        var audio: AudioBuffer
+        // The recording's own length: the hours of speech a false accept is counted against.
+        var recordingSeconds = 0.0
+        do {
+            audio = try AudioFile.read(entry.audioPath)
+            recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
+            if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
+            if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
+        } catch {
+            outcome.failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
+            return outcome
+        }
+        let started = ContinuousClock.now
+        let result = try recognizer.recognize(audio)
+        let latency = (ContinuousClock.now - started).milliseconds
+        outcome.decodeSeconds = result.decodeSeconds
+        outcome.audioSeconds = result.durationSeconds
+        let inGrammar = entry.transcript.map { recognizer.accepts($0) }
+        let role = allNegative ? .negative : Self.role(of: entry, inGrammar: inGrammar)
+        var item = EvaluationReport.Item(
+            file: entry.relativePath,
+            expected: entry.transcript,
+            text: result.text,
+            confidence: result.confidence,
+            acousticMargin: result.acousticMargin,
+            rejected: result.rejected,
+            inGrammar: inGrammar,
+            latencyMs: latency
+        )
+        item.role = role
+        item.durationSeconds = recordingSeconds
+        item.features = result.confidenceFeatures
+        if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
+        if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {
+            outcome.failures.append(failure)
+        }
+        if let intents, role != .negative {
+            let match = intents.parse(result.text).first
+            if role == .positive, let expected = entry.transcript, let wanted = intents.parse(expected).first {
+                // A command is understood when its intent and values are ("pause it" for "pause").
+                item.right = match == wanted
+            }
+            item.intent = result.rejected ? nil : match?.intent
+            item.parameters = result.rejected ? nil : match.map { Self.labelStrings($0.parameters) }
+            if let label = IntentLabel(json: entry.labels) {
+                item.intentCorrect = label.matches(match, rejected: result.rejected)
+                outcome.ignoringRejection = label.matches(match, rejected: false)
+                if role == .positive, entry.transcript == nil { item.right = label.matches(match, rejected: false) }
+                outcome.wrongSlots = label.wrongSlots(match, rejected: result.rejected)
+                if item.intentCorrect == false {
+                    let heard = result.rejected ? "rejected: \"\(result.text)\"" : match.map { Self.describe($0) } ?? "no intent in \"\(result.text)\""
+                    outcome.failures.append(.init(kind: .intentMismatch, file: entry.relativePath, line: entry.line, expected: label.description, heard: heard, confidence: result.confidence))
+                }
+            }
+        }
+        outcome.item = item
+        return outcome
+    }
+
+    /// The report over every recording's outcome, in manifest order.
+    private func report(_ outcomes: [Outcome], loadSeconds: Double) -> EvaluationReport {
+        let items = outcomes.compactMap(\.item)
+        var slotErrors: [String: Int] = [:]
+        for slot in outcomes.flatMap(\.wrongSlots) { slotErrors[slot, default: 0] += 1 }
+        let ignoringRejection = outcomes.compactMap(\.ignoringRejection)
+        var report = makeReport(
+            items: items, failures: outcomes.flatMap(\.failures), decodeSeconds: outcomes.reduce(0) { $0 + $1.decodeSeconds },
+            audioSeconds: outcomes.reduce(0) { $0 + $1.audioSeconds }, loadSeconds: loadSeconds)
         if intents != nil {
             let labelled = items.compactMap(\.intentCorrect)
             report.intentUtterances = labelled.count
@@ -292,13 +374,13 @@ public struct Evaluation {
             report.slotErrors = slotErrors
         }
         report.noise = noise.map { "\($0.name) at \($0.snr) dB SNR" }
-        let outcomes = items.compactMap { item in
+        let rejectionOutcomes = items.compactMap { item in
             item.role.map {
                 RejectionReport.Outcome(role: $0, right: item.right ?? true, heard: !item.text.isEmpty, rejected: item.rejected, confidence: item.confidence, seconds: item.durationSeconds)
             }
         }
-        if !outcomes.isEmpty {
-            report.rejection = RejectionReport(outcomes: outcomes, threshold: threshold, curveThresholds: curveThresholds ?? [])
+        if !rejectionOutcomes.isEmpty {
+            report.rejection = RejectionReport(outcomes: rejectionOutcomes, threshold: threshold, curveThresholds: curveThresholds ?? [])
         }
         return report
     }

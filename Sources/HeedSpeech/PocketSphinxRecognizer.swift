@@ -134,7 +134,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // large intent grammars ("Final result does not match the grammar").
             "-wbeam": "1e-35",
             // Exact digital silence (synthesized speech, padded clips) has no defined log energy;
-            // without dither the search lost the right sentence on such audio. Seeded: runs repeat.
+            // without dither the search lost the right sentence on such audio. Seeded, and done
+            // by SphinxDecoder per utterance: the same audio gives the same result.
             "-dither": "yes",
             "-seed": "2026",
             // Alternate pronunciations are drawn into each grammar by Heed (`addAlternates`):

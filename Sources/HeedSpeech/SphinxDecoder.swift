@@ -21,12 +21,28 @@ struct RawSegment: Equatable {
 /// Not `Sendable`: PocketSphinx objects are not thread-safe, so one owner drives it.
 final class SphinxDecoder {
     private let raw: OpaquePointer
+    /// The seed of the dither (`-dither yes` with `-seed`), done here rather than by sphinxbase.
+    private let ditherSeed: UInt64?
+    /// The dither of the current utterance, started afresh from the seed by each utterance.
+    private var dither: SeededGenerator?
 
     /// Creates a decoder from command-line style arguments (`["-hmm": path, ...]`).
     ///
+    /// `-dither yes` is carried out here: sphinxbase dithers with one process-wide random
+    /// generator (`genrand`), reseeded by every decoder it creates, so a result depended on
+    /// what every decoder of the process had decoded before, and two decoders on two threads
+    /// shared it unsafely. Here each decoder starts each utterance from `-seed`: the same audio
+    /// gives the same result, whatever came before and on whichever thread.
     /// - Parameter arguments: decoder flags without duplicates; `cmd_ln_parse_r` copies them.
     /// - Throws: ``RecognizerError`` with code `.decoderInitFailed` when PocketSphinx refuses.
     init(arguments: [String: String]) throws(RecognizerError) {
+        var arguments = arguments
+        if arguments["-dither"] == "yes" {
+            ditherSeed = arguments["-seed"].flatMap(UInt64.init) ?? 0
+            arguments["-dither"] = "no"
+        } else {
+            ditherSeed = nil
+        }
         let flat = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
         let config: OpaquePointer? = withCStrings(["heed"] + flat) { argv in
             cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), argv.baseAddress, 1)
@@ -228,6 +244,7 @@ final class SphinxDecoder {
     func startStream() { ps_start_stream(raw) }
 
     func startUtterance() throws(RecognizerError) {
+        dither = ditherSeed.map(SeededGenerator.init(seed:))
         guard ps_start_utt(raw) == 0 else {
             throw RecognizerError(.decodeFailed, "PocketSphinx could not start an utterance")
         }
@@ -237,7 +254,18 @@ final class SphinxDecoder {
     /// (batch cepstral mean normalisation).
     func process(_ samples: UnsafeBufferPointer<Int16>, wholeUtterance: Bool) throws(RecognizerError) {
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
-        guard ps_process_raw(raw, base, samples.count, 0, wholeUtterance ? 1 : 0) >= 0 else {
+        if dither != nil {
+            // sphinxbase's dither: +1 on a quarter of the samples, at random.
+            var dithered = Array(samples)
+            for index in dithered.indices where dither!.next() % 4 == 0 && dithered[index] < .max { dithered[index] += 1 }
+            try dithered.withUnsafeBufferPointer { buffer throws(RecognizerError) in try feed(buffer.baseAddress!, buffer.count, wholeUtterance) }
+        } else {
+            try feed(base, samples.count, wholeUtterance)
+        }
+    }
+
+    private func feed(_ base: UnsafePointer<Int16>, _ count: Int, _ wholeUtterance: Bool) throws(RecognizerError) {
+        guard ps_process_raw(raw, base, count, 0, wholeUtterance ? 1 : 0) >= 0 else {
             throw RecognizerError(.decodeFailed, "PocketSphinx failed to process audio")
         }
     }

@@ -77,15 +77,19 @@ struct Eval: ParsableCommand {
     @Argument(help: ArgumentHelp("The corpus manifest.", valueName: "manifest.tsv"))
     var manifest: String
 
+    @Option(help: ArgumentHelp("How many recordings to decode at once, one recognizer each (default: one per core).", valueName: "n"))
+    var jobs: Int?
+
     func validate() throws {
         if (noise == nil) != (snr == nil) { throw ValidationError("--noise and --snr go together") }
+        if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs)") }
     }
 
     func run() throws {
         let manifest = try Manifest(path: manifest)
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
-        var recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered)
+        let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: registered)
         let condition = try noise.map { path in
             Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
         }
@@ -95,11 +99,12 @@ struct Eval: ParsableCommand {
             intents: catalog?.parser(vocabulary: registered.terms),
             noise: condition,
             allNegative: negative,
-            threshold: recognizer.rejectionThreshold,
+            threshold: recognizer.threshold,
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil
         )
-        let report = try evaluation.run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds) { index, count, file in
+        let report = try evaluation.run(workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount, makeRecognizer: makeRecognizer) {
+            index, count, file in
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K[\(index)/\(count)] \(file)".utf8)) }
         }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }

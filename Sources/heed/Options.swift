@@ -68,9 +68,22 @@ struct RecognizerOptions: ParsableArguments {
 
     /// Loads the recognizer with the grammar of `grammar` (`--grammar`), or of `catalog` when
     /// given (with the registered `vocabulary`). Its errors end the command with status 1.
+    /// The rejection threshold in force: `--reject-below`, else the confidence model's operating point.
+    var threshold: Double {
+        rejectionThreshold ?? (withoutPhoneLoop ? ConfidenceModel.pathOnly : PocketSphinxRecognizer.Configuration.default.confidence).operatingPoint
+    }
+
     func makeRecognizer(
         grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty
     ) throws -> PocketSphinxRecognizer {
+        try recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: vocabulary)()
+    }
+
+    /// Compiles the grammar once and returns a function that loads a recognizer of it, for
+    /// commands that decode with several recognizers at once (`heed eval --jobs`).
+    func recognizerFactory(
+        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty
+    ) throws -> @Sendable () throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
@@ -80,7 +93,7 @@ struct RecognizerOptions: ParsableArguments {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly
         }
-        configuration.rejectionThreshold = rejectionThreshold ?? configuration.confidence.operatingPoint
+        configuration.rejectionThreshold = threshold
         for option in decoderOptions {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]
@@ -95,11 +108,8 @@ struct RecognizerOptions: ParsableArguments {
                 try $0.recognitionGrammar(
                     vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
             } ?? Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
-        return try PocketSphinxRecognizer(
-            grammar: recognitionGrammar,
-            configuration: configuration,
-            logger: Logger(label: "heed")
-        )
+        let settings = configuration
+        return { try PocketSphinxRecognizer(grammar: recognitionGrammar, configuration: settings, logger: Logger(label: "heed")) }
     }
 }
 

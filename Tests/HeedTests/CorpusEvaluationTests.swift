@@ -4,6 +4,7 @@ import HeedIntents
 import HeedRuntime
 import HeedSpeech
 import Logging
+import Synchronization
 import Testing
 
 /// `heed eval`'s code path on the shared corpora of real recordings.
@@ -39,6 +40,25 @@ struct CorpusEvaluationTests {
         #expect((report.falseAcceptRate ?? 1) <= 0.2)
         #expect((report.falseRejectRate ?? 1) <= 0.6)
         #expect((report.meanConfidence.outOfGrammar ?? 1) < (report.meanConfidence.correct ?? 0))
+    }
+
+    /// Two recognizers on two threads give the report one recognizer gives, in manifest order.
+    @Test func twoWorkersGiveTheSameReport() throws {
+        let manifest = try Manifest(path: (Fixtures.corpora ?? "") + "/speech_commands_v001_sample/manifest.tsv")
+        var recognizer = try Fixtures.recognizer(grammar: Fixtures.grammar("speech-commands.gram"))
+        let one = try Evaluation(manifest: manifest).run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds)
+        let grammar = Fixtures.grammar("speech-commands.gram")
+        let threads = Mutex<Set<String>>([])
+        let two = try Evaluation(manifest: manifest).run(workers: 2) {
+            threads.withLock { _ = $0.insert("\(pthread_self())") }
+            return try Fixtures.recognizer(grammar: grammar)
+        }
+        #expect(threads.withLock { $0.count } == 2)
+        #expect(two.results.map(\.file) == one.results.map(\.file))
+        #expect(two.results.map(\.text) == one.results.map(\.text))
+        #expect(two.results.map(\.confidence) == one.results.map(\.confidence))
+        #expect(two.sentenceAccuracy == one.sentenceAccuracy)
+        #expect(two.errors.map(\.file) == one.errors.map(\.file))
     }
 
     @Test func spokenDigits() throws {
