@@ -37,12 +37,13 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         // C that Swift cannot write: sphinxbase's log callback is variadic.
         .target(name: "CHeedShims", dependencies: ["CPocketSphinx"]),
 
         .target(name: "HeedCore", swiftSettings: swiftSettings),
         .target(name: "HeedIntents", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
-        .target(name: "HeedAudio", dependencies: ["HeedCore", "CALSA"], swiftSettings: swiftSettings),
+        .target(name: "HeedAudio", dependencies: ["HeedCore", "CALSA", "CSpeexDSP"], swiftSettings: swiftSettings),
         // Plugins: the wire protocol (no dependencies), what plugin authors import, the C
         // helper over json-c, the host that runs plugins as child processes, the examples.
         .target(name: "HeedPluginProtocol", swiftSettings: swiftSettings),

@@ -141,6 +141,7 @@ public struct Evaluation: Sendable {
     private let threshold: Double?
     private let curveThresholds: [Double]?
     private let endpointing: Endpointer.Configuration?
+    private let denoising: NoiseSuppressor.Settings?
 
     /// Creates an evaluation of `manifest`.
     ///
@@ -153,6 +154,7 @@ public struct Evaluation: Sendable {
     ///   - curveThresholds: also measure acceptance and false accepts at these thresholds.
     ///   - endpointing: recognize what the listener's endpointer cuts out of each recording
     ///     (its longest utterance), instead of the whole recording.
+    ///   - denoising: pass each recording (after the noise is mixed in) through a noise suppressor.
     public init(
         manifest: Manifest,
         intents: IntentParser? = nil,
@@ -160,9 +162,11 @@ public struct Evaluation: Sendable {
         allNegative: Bool = false,
         threshold: Double? = nil,
         curveThresholds: [Double]? = nil,
-        endpointing: Endpointer.Configuration? = nil
+        endpointing: Endpointer.Configuration? = nil,
+        denoising: NoiseSuppressor.Settings? = nil
     ) {
         self.endpointing = endpointing
+        self.denoising = denoising
         self.manifest = manifest
         self.intents = intents
         self.noise = noise
@@ -305,6 +309,7 @@ public struct Evaluation: Sendable {
             audio = try AudioFile.read(entry.audioPath)
             recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
             if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
+            if let denoising { audio = NoiseSuppressor.denoise(audio, settings: denoising) }
             if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
         } catch {
             outcome.failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))

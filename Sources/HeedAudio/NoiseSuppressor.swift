@@ -1,0 +1,86 @@
+public import HeedCore
+internal import CSpeexDSP
+
+/// Noise suppression and automatic gain for 16 kHz mono audio, by speexdsp's preprocessor
+/// (Debian libspeexdsp): a spectral noise estimate that follows the background, subtracted
+/// frame by frame, then the level brought towards a target.
+///
+/// It keeps state (the noise estimate), so one suppressor follows one stream: a recording, or
+/// the microphone. It takes any number of samples and returns as many, 10 ms later (one frame
+/// is held back until it is complete); ``flush()`` returns the rest. Every raw `speex_` call of
+/// Heed is in this file.
+///
+/// Not `Sendable`: one stream owns it.
+public final class NoiseSuppressor {
+    /// How the preprocessor is set up.
+    public struct Settings: Sendable, Hashable {
+        /// The most noise is lowered by, in dB (speexdsp's default is 15).
+        public var maximumAttenuation: Int = 15
+        /// Automatic gain control.
+        public var automaticGain: Bool = false
+        /// Dereverberation.
+        public var dereverberation: Bool = false
+
+        public init(maximumAttenuation: Int = 15, automaticGain: Bool = false, dereverberation: Bool = false) {
+            self.maximumAttenuation = maximumAttenuation
+            self.automaticGain = automaticGain
+            self.dereverberation = dereverberation
+        }
+    }
+
+    /// 10 ms at 16 kHz.
+    public static let frameLength = 160
+
+    private let state: OpaquePointer
+    private var pending: [Int16] = []
+
+    /// A suppressor for one stream of 16 kHz mono audio.
+    /// - Parameter settings: What to do besides denoising.
+    public init(settings: Settings = .init()) {
+        // The corresponding C function is `speex_preprocess_state_init`; it allocates or aborts.
+        state = speex_preprocess_state_init(Int32(Self.frameLength), 16_000)
+        func set(_ request: Int32, _ value: Int32) {
+            var value = value
+            speex_preprocess_ctl(state, request, &value)
+        }
+        set(SPEEX_PREPROCESS_SET_DENOISE, 1)
+        set(SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, Int32(-abs(settings.maximumAttenuation)))
+        set(SPEEX_PREPROCESS_SET_AGC, settings.automaticGain ? 1 : 0)
+        set(SPEEX_PREPROCESS_SET_DEREVERB, settings.dereverberation ? 1 : 0)
+        set(SPEEX_PREPROCESS_SET_VAD, 0)
+    }
+
+    deinit { speex_preprocess_state_destroy(state) }
+
+    /// Denoises the next samples of the stream.
+    /// - Parameter samples: Any number of 16 kHz mono samples.
+    /// - Returns: The denoised samples of every complete 10 ms frame so far.
+    public func process(_ samples: [Int16]) -> [Int16] {
+        pending += samples
+        let complete = pending.count - pending.count % Self.frameLength
+        guard complete > 0 else { return [] }
+        var output = Array(pending[..<complete])
+        pending.removeFirst(complete)
+        output.withUnsafeMutableBufferPointer { buffer in
+            for start in stride(from: 0, to: buffer.count, by: Self.frameLength) {
+                _ = speex_preprocess_run(state, buffer.baseAddress! + start)
+            }
+        }
+        return output
+    }
+
+    /// The samples held back, denoised (a last partial frame is padded with silence, then cut).
+    public func flush() -> [Int16] {
+        guard !pending.isEmpty else { return [] }
+        let count = pending.count
+        let output = process([Int16](repeating: 0, count: Self.frameLength - count))
+        return Array(output.prefix(count))
+    }
+
+    /// A whole recording, denoised by a fresh suppressor.
+    public static func denoise(_ audio: AudioBuffer, settings: Settings = .init()) -> AudioBuffer {
+        precondition(audio.sampleRate == 16_000, "the suppressor takes 16 kHz audio")
+        let suppressor = NoiseSuppressor(settings: settings)
+        return AudioBuffer(samples: suppressor.process(audio.samples) + suppressor.flush(), sampleRate: audio.sampleRate)
+    }
+}
