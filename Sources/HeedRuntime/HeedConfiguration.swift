@@ -1,5 +1,6 @@
 public import Foundation
 public import HeedCore
+import HeedIntents
 
 /// The user's settings (`config.json`) and the folders Heed keeps its files in.
 ///
@@ -10,7 +11,8 @@ public import HeedCore
 /// {
 ///   "policyFile": "/etc/heed/policy.json",
 ///   "spokenResponses": true,
-///   "stateDirectory": "~/heed-state"
+///   "stateDirectory": "~/heed-state",
+///   "wakePhrase": "hey computer"
 /// }
 /// ```
 ///
@@ -25,6 +27,8 @@ public struct HeedConfiguration: Sendable, Hashable {
     public var stateDirectory: URL
     /// Where Heed's data (pronunciation additions and the like) lives.
     public var dataDirectory: URL
+    /// The wake phrase of `heed listen --activation wake`, when the config names one.
+    public var wakePhrase: String?
     /// The config file that was read, or `nil` when there was none.
     public var configFile: URL?
 
@@ -32,7 +36,7 @@ public struct HeedConfiguration: Sendable, Hashable {
     public static let defaultPolicyFile = URL(fileURLWithPath: "/etc/heed/policy.json")
 
     /// The keys a config file may have.
-    static let keys: Set<String> = ["policyFile", "spokenResponses", "stateDirectory"]
+    static let keys: Set<String> = ["policyFile", "spokenResponses", "stateDirectory", "wakePhrase"]
 
     /// Creates a configuration in code (tests).
     public init(
@@ -114,12 +118,20 @@ public struct HeedConfiguration: Sendable, Hashable {
             return text.hasPrefix("/") ? URL(fileURLWithPath: text) : folder.appendingPathComponent(text).standardizedFileURL
         }
 
-        return HeedConfiguration(
+        var configuration = HeedConfiguration(
             policyFile: try path("policyFile") ?? defaultPolicyFile,
             spokenResponses: try object.bool("spokenResponses", default: false),
             stateDirectory: try path("stateDirectory") ?? directories.state,
             dataDirectory: directories.data
         )
+        if let node = object["wakePhrase"] {
+            let phrase = try reader.string(node, "'wakePhrase'")
+            guard !TextNormalizer.words(phrase).isEmpty else {
+                throw reader.error("'wakePhrase' must have words, such as \"hey computer\"", at: node.location)
+            }
+            configuration.wakePhrase = phrase.lowercased()
+        }
+        return configuration
     }
 
     /// An authorization store over this configuration's state folder and policy file.

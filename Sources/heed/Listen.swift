@@ -70,8 +70,18 @@ struct Listen: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How a command starts: always, wake, push.", valueName: "mode"))
     var activation = "always"
 
-    @Option(name: .customLong("wake-phrase"), help: ArgumentHelp("The wake phrase for --activation wake.", valueName: "words"))
-    var wakePhrase = "hey heed"
+    @Option(
+        name: .customLong("wake-phrase"),
+        help: ArgumentHelp(
+            "The wake phrase for --activation wake (default: the config's wakePhrase, else \"hey heed\").",
+            discussion: "Heed judges the phrase before it listens and warns when it is short, a command, or made of command words.",
+            valueName: "words"))
+    var wakePhrase: String?
+
+    @Flag(
+        name: .customLong("check-wake-phrase"),
+        help: "Judge the wake phrase against the command grammar, print why it may misfire, and exit (status 1 when it may).")
+    var checkWakePhrase = false
 
     @Option(
         name: .customLong("wake-threshold"),
@@ -119,7 +129,7 @@ struct Listen: AsyncParsableCommand {
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
         if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
-        guard !TextNormalizer.words(wakePhrase).isEmpty else { throw ValidationError("--wake-phrase must have words") }
+        if let wakePhrase, TextNormalizer.words(wakePhrase).isEmpty { throw ValidationError("--wake-phrase must have words") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
     }
 
@@ -131,9 +141,20 @@ struct Listen: AsyncParsableCommand {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         let store = try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
         let registered = try store.snapshot()
+        let settings = try plugins.configuration()
+        let phrase = (wakePhrase ?? settings.wakePhrase ?? "hey heed").lowercased()
+        if checkWakePhrase || activation == "wake" {
+            let judgement = try WakePhraseJudgement.judge(
+                phrase, commands: catalog.automaton(vocabulary: registered.terms), pronouncer: Pronouncer(dictionaryPath: recognizer.dictionary))
+            if checkWakePhrase {
+                print(json ? try jsonLine(WakePhraseReport(judgement)) : WakePhraseReport(judgement).description)
+                if !judgement.warnings.isEmpty { throw ExitCode.failure }
+                return
+            }
+            for warning in judgement.warnings { printError("heed: warning: the wake phrase \"\(phrase)\": \(warning)") }
+        }
         let speechRecognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
         let logger = Logger(label: "heed")
-        let settings = try plugins.configuration()
 
         let source: any AudioSource
         if let input {
@@ -154,7 +175,7 @@ struct Listen: AsyncParsableCommand {
         var listenerSettings = Listener.Configuration()
         switch activation {
         case "wake":
-            listenerSettings.activation = .wakePhrase(wakePhrase.lowercased(), threshold: wakeThreshold)
+            listenerSettings.activation = .wakePhrase(phrase, threshold: wakeThreshold)
         case "push": listenerSettings.activation = .pushToTalk
         default: listenerSettings.activation = .always
         }
@@ -270,5 +291,27 @@ struct EventPrinter: Sendable {
         case .conversation(let event):
             if event.event == "answer", let text = event.text { Swift.print("> \(text)") }
         }
+    }
+}
+
+/// A wake phrase's judgement as `heed listen --check-wake-phrase` prints it.
+struct WakePhraseReport: Encodable, CustomStringConvertible {
+    var phrase: String
+    var phones: String
+    var guessedWords: [String]
+    var warnings: [String]
+
+    init(_ judgement: WakePhraseJudgement) {
+        phrase = judgement.words.joined(separator: " ")
+        phones = judgement.phones.map { $0.joined(separator: " ") }.joined(separator: " | ")
+        guessedWords = judgement.guessedWords
+        warnings = judgement.warnings
+    }
+
+    var description: String {
+        let count = phones.split(separator: " ").filter { $0 != "|" }.count
+        var lines = ["\"\(phrase)\": \(count) phones (\(phones))"]
+        lines += warnings.isEmpty ? ["a good wake phrase: long enough, and no command sounds like it"] : warnings.map { "warning: \($0)" }
+        return lines.joined(separator: "\n")
     }
 }
