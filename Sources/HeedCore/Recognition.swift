@@ -26,6 +26,14 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     public var confidenceFeatures: [String: Double]? = nil
 
     /// Creates a result.
+    /// The result judged at another rejection threshold: rejected when nothing was heard or its
+    /// confidence is below `threshold`.
+    public func judged(at threshold: Double) -> RecognitionResult {
+        var result = self
+        result.rejected = text.isEmpty || confidence < threshold
+        return result
+    }
+
     public init(
         text: String,
         score: Double,

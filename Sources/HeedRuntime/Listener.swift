@@ -92,6 +92,11 @@ public actor Listener {
         public var maximumSeconds: Double?
         /// The config's spoken-response service switch (`spokenResponses`).
         public var spokenResponses = false
+        /// The rejection threshold of always-on listening: every stretch of talk is a candidate.
+        public var alwaysOnThreshold = ConfidenceModel.features.operatingPoint
+        /// The rejection threshold inside a window that already bounds false accepts: after the
+        /// wake phrase, after a press, and for the answer to Heed's own question.
+        public var windowThreshold = ConfidenceModel.features.lenientPoint
 
         /// The defaults.
         public init() {}
@@ -238,6 +243,13 @@ public actor Listener {
         var decodes: Bool { self != .wake }
     }
 
+    /// The rejection threshold for what is heard for `purpose`: a command is always-on only when
+    /// nothing opened a window for it.
+    private func threshold(for purpose: Purpose) -> Double {
+        if purpose == .command, configuration.activation == .always { return configuration.alwaysOnThreshold }
+        return configuration.windowThreshold
+    }
+
     /// Reads audio until an utterance ends, reporting speech start, partial results and the end.
     ///
     /// While the speaker pauses (``Endpointer/Event/likelyEnd(_:)``) the utterance is decoded
@@ -310,9 +322,9 @@ public actor Listener {
                     guard purpose.decodes else { return .utterance(utterance, nil, ended: ended) }
                     let result: RecognitionResult
                     if let speculative, speculative.sampleCount == utterance.samples.count {
-                        result = speculative.result
+                        result = speculative.result.judged(at: threshold(for: purpose))
                     } else {
-                        result = try recognizer.recognize(utterance.audio)
+                        result = try recognizer.recognize(utterance.audio).judged(at: threshold(for: purpose))
                     }
                     sendFinal(result, at: utterance.speechEnd, ended: ended)
                     return .utterance(utterance, result, ended: ended)
@@ -406,7 +418,7 @@ public actor Listener {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(last.end * Double(Endpointer.sampleRate)))
             let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
-            let result = try recognizer.recognize(rest)
+            let result = try recognizer.recognize(rest).judged(at: configuration.windowThreshold)
             sendFinal(result, at: utterance.speechEnd, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)
             return

@@ -108,8 +108,14 @@ public struct ConfidenceModel: Sendable, Hashable {
     public var weights: [String: Double]
     /// Offset.
     public var intercept: Double
-    /// The rejection threshold chosen for this model from its curve.
+    /// The rejection threshold chosen for this model from its curve, for always-on listening,
+    /// where every stretch of talk in the room is a candidate and false accepts per hour count.
     public var operatingPoint: Double
+    /// The threshold where something else already bounds false accepts: a command window after
+    /// the wake phrase or a press, the answer to Heed's own question, one recording someone
+    /// chose to give (`heed run --audio`, `heed recognize`). Chosen from the accepted share of
+    /// heard-right commands (docs/RECOGNITION.md, "Operating points").
+    public var lenientPoint: Double = 0.2
 
     /// Creates a model over named features.
     public init(weights: [String: Double], intercept: Double, operatingPoint: Double) {

@@ -109,7 +109,7 @@ struct Eval: ParsableCommand {
             intents: catalog?.parser(vocabulary: registered.terms),
             noise: condition,
             allNegative: negative,
-            threshold: recognizer.threshold,
+            threshold: recognizer.threshold(),
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil,
             denoising: denoise == "on" ? NoiseSuppressor.Settings(maximumAttenuation: denoiseAttenuation, automaticGain: denoiseAGC) : nil

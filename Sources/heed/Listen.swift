@@ -78,6 +78,15 @@ struct Listen: AsyncParsableCommand {
             valueName: "words"))
     var wakePhrase: String?
 
+    @Option(
+        name: .customLong("window-reject-below"),
+        help: ArgumentHelp(
+            "After the wake phrase, after a press and for answers: reject results whose confidence is below this (0–1).",
+            discussion: "Default: the confidence model's lenient point (0.2): the window already bounds false accepts. "
+                + "--reject-below sets the always-on threshold.",
+            valueName: "confidence"))
+    var windowRejectionThreshold: Double?
+
     @Flag(
         name: .customLong("check-wake-phrase"),
         help: "Judge the wake phrase against the command grammar, print why it may misfire, and exit (status 1 when it may).")
@@ -129,6 +138,9 @@ struct Listen: AsyncParsableCommand {
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
         if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
+        if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
+            throw ValidationError("--window-reject-below must be between 0 and 1, not \(windowRejectionThreshold)")
+        }
         if let wakePhrase, TextNormalizer.words(wakePhrase).isEmpty { throw ValidationError("--wake-phrase must have words") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
     }
@@ -187,6 +199,8 @@ struct Listen: AsyncParsableCommand {
         listenerSettings.answerTimeout = answerTimeout
         listenerSettings.maximumSeconds = maximumSeconds
         listenerSettings.spokenResponses = settings.spokenResponses
+        listenerSettings.alwaysOnThreshold = recognizer.threshold()
+        listenerSettings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
 
         let printer = EventPrinter(json: json)
         let listener = Listener(

@@ -21,9 +21,11 @@ struct RecognizerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Reject results whose confidence is below this (0–1).",
             discussion: """
-                Default: the confidence model's operating point, \(ConfidenceModel.features.operatingPoint) \
-                (\(ConfidenceModel.pathOnly.operatingPoint) with --no-phone-loop). For push-to-talk, where there is \
-                no other speech to reject, 0.5 accepts more commands.
+                Default: for heed eval and always-on heed listen, the confidence model's operating point \
+                \(ConfidenceModel.features.operatingPoint) (\(ConfidenceModel.pathOnly.operatingPoint) with \
+                --no-phone-loop), which keeps other talk out; for heed recognize (one recording someone chose to \
+                give), the lenient point \(ConfidenceModel.features.lenientPoint). heed listen uses the lenient \
+                point after the wake phrase, after a press and for answers (--window-reject-below).
                 """,
             valueName: "confidence")
     )
@@ -68,21 +70,27 @@ struct RecognizerOptions: ParsableArguments {
 
     /// Loads the recognizer with the grammar of `grammar` (`--grammar`), or of `catalog` when
     /// given (with the registered `vocabulary`). Its errors end the command with status 1.
-    /// The rejection threshold in force: `--reject-below`, else the confidence model's operating point.
-    var threshold: Double {
-        rejectionThreshold ?? (withoutPhoneLoop ? ConfidenceModel.pathOnly : PocketSphinxRecognizer.Configuration.default.confidence).operatingPoint
+    /// The confidence model in use.
+    var confidenceModel: ConfidenceModel {
+        withoutPhoneLoop ? ConfidenceModel.pathOnly : PocketSphinxRecognizer.Configuration.default.confidence
+    }
+
+    /// The rejection threshold in force: `--reject-below`, else the model's operating point (for
+    /// always-on listening and eval) or its lenient point (for one recording someone chose to give).
+    func threshold(lenient: Bool = false) -> Double {
+        rejectionThreshold ?? (lenient ? confidenceModel.lenientPoint : confidenceModel.operatingPoint)
     }
 
     func makeRecognizer(
-        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty
+        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
     ) throws -> PocketSphinxRecognizer {
-        try recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: vocabulary)()
+        try recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: vocabulary, lenient: lenient)()
     }
 
     /// Compiles the grammar once and returns a function that loads a recognizer of it, for
     /// commands that decode with several recognizers at once (`heed eval --jobs`).
     func recognizerFactory(
-        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty
+        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
     ) throws -> @Sendable () throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
         var configuration = PocketSphinxRecognizer.Configuration.default
@@ -93,7 +101,7 @@ struct RecognizerOptions: ParsableArguments {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly
         }
-        configuration.rejectionThreshold = threshold
+        configuration.rejectionThreshold = threshold(lenient: lenient)
         for option in decoderOptions {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]

@@ -48,7 +48,7 @@ struct Recognize: ParsableCommand {
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let parser = catalog?.parser(vocabulary: registered.terms)
-        let recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered)
+        let recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered, lenient: true)
         var failed = false
         for file in files {
             do {

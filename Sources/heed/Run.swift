@@ -62,9 +62,12 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .customLong("reject-below"),
-        help: ArgumentHelp("With --audio: treat a recognition whose confidence is below this (0–1) as not a command.", valueName: "confidence")
+        help: ArgumentHelp(
+            "With --audio: treat a recognition whose confidence is below this (0–1) as not a command.",
+            discussion: "Default: the lenient point, \(ConfidenceModel.features.lenientPoint): the recording is one someone chose to give.",
+            valueName: "confidence")
     )
-    var rejectionThreshold = PocketSphinxRecognizer.Configuration.default.rejectionThreshold
+    var rejectionThreshold = ConfidenceModel.features.lenientPoint
 
     @Option(
         help: ArgumentHelp(

@@ -80,6 +80,25 @@ struct CommandLineTests {
         #expect(results.last?["text"] as? String == "")
     }
 
+    /// The README's start command, at default settings: the bundled real recording (confidence
+    /// about 0.3) is one someone chose to give, so the lenient point accepts it.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us"))
+    func theDemoRunsAtDefaultSettings() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let config = folder.appendingPathComponent("config.json")
+        try #"{"spokenResponses": false, "policyFile": "/nonexistent/policy.json"}"#.write(to: config, atomically: true, encoding: .utf8)
+        let result = try Fixtures.run(
+            Fixtures.heedBinary,
+            ["run", "--audio", "examples/audio/set_a_timer_for_5_minutes.wav", "--answer", "yes", "--state-dir", folder.path, "--config", config.path],
+            in: Fixtures.packageRoot)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.output.contains("heard \"set a timer for five minutes\""))
+        #expect(result.output.contains("Timer set for 5 minutes."))
+        let recognized = try Fixtures.run(
+            Fixtures.heedBinary, ["recognize", "examples/audio/set_a_timer_for_5_minutes.wav", "--intents", "intents", "--json"], in: Fixtures.packageRoot)
+        #expect(recognized.output.contains(#""rejected":false"#), "\(recognized.output)")
+    }
+
     @Test func evalNamesTheLineOfAMissingRecording() throws {
         let folder = try Fixtures.temporaryDirectory()
         let manifest = folder.appendingPathComponent("m.tsv").path

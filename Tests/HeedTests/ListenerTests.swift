@@ -65,7 +65,8 @@ enum Speech {
 struct ListenerTests {
     static func listener(
         _ samples: [Int16], activation: Listener.Activation = .always, log: ListenerLog,
-        vocabularyStore: VocabularyStore? = nil, actions: [(offset: Int, action: @Sendable () -> Void)] = []
+        vocabularyStore: VocabularyStore? = nil, actions: [(offset: Int, action: @Sendable () -> Void)] = [],
+        alwaysOnThreshold: Double = 0.3
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         // These tests are about the loop. espeak-ng's voices score low confidence (14 of 36
@@ -76,6 +77,7 @@ struct ListenerTests {
             grammar: try catalog.recognitionGrammar(), configuration: settings, logger: Logger(label: "test"))
         var configuration = Listener.Configuration()
         configuration.activation = activation
+        configuration.alwaysOnThreshold = alwaysOnThreshold
         return Listener(
             source: SamplesSource(samples, actions: actions), recognizer: recognizer, speaker: nil, catalog: catalog, vocabulary: .empty,
             vocabularyStore: vocabularyStore, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
@@ -166,6 +168,26 @@ struct ListenerTests {
         let events = log.listenerEvents
         #expect(!events.contains { $0.event == "wake" || $0.event == "intent" })
         #expect(events.contains { $0.event == "ignored" && $0.reason == "no wake phrase" })
+    }
+
+    /// A real recording that scores between the two operating points (0.32): kept out when
+    /// always-on at the hands-free point, heard after a press, where the window bounds false accepts.
+    @Test func theWindowUsesTheLenientPoint() async throws {
+        let recording = try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/set_a_timer_for_5_minutes.wav").path)
+        let samples = ListenCommandTests.silence(0.5) + recording.samples + ListenCommandTests.silence(1)
+        let alwaysOn = ListenerLog()
+        try await Self.listener(samples, log: alwaysOn, alwaysOnThreshold: ConfidenceModel.features.operatingPoint).run()
+        let final = try #require(alwaysOn.listenerEvents.first { $0.event == "final" })
+        #expect(final.text == "set a timer for five minutes")
+        #expect(final.rejected == true, "confidence \(final.confidence ?? 0)")
+        #expect(!alwaysOn.listenerEvents.contains { $0.event == "intent" })
+
+        let pushed = ListenerLog()
+        let listener = try Self.listener(samples, activation: .pushToTalk, log: pushed, alwaysOnThreshold: ConfidenceModel.features.operatingPoint)
+        listener.pushToTalk()
+        try await listener.run()
+        #expect(pushed.listenerEvents.first { $0.event == "final" }?.rejected == false)
+        #expect(pushed.listenerEvents.first { $0.event == "intent" }?.intent?.intent == "setTimer")
     }
 
     @Test func pushToTalkIgnoresSpeechUntilPressed() async throws {
