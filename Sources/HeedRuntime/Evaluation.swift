@@ -139,6 +139,7 @@ public struct Evaluation: Sendable {
     private let noise: NoiseCondition?
     private let allNegative: Bool
     private let threshold: Double?
+    private let lenientThreshold: Double?
     private let curveThresholds: [Double]?
     private let endpointing: Endpointer.Configuration?
     private let denoising: NoiseSuppressor.Settings?
@@ -151,6 +152,7 @@ public struct Evaluation: Sendable {
     ///   - noise: mixed into every recording before recognition.
     ///   - allNegative: every row is speech to reject, whatever its labels.
     ///   - threshold: the recognizer's rejection threshold, named in the report.
+    ///   - lenientThreshold: also measure acceptance and false accepts at this (lenient) point.
     ///   - curveThresholds: also measure acceptance and false accepts at these thresholds.
     ///   - endpointing: recognize what the listener's endpointer cuts out of each recording
     ///     (its longest utterance), instead of the whole recording.
@@ -161,6 +163,7 @@ public struct Evaluation: Sendable {
         noise: NoiseCondition? = nil,
         allNegative: Bool = false,
         threshold: Double? = nil,
+        lenientThreshold: Double? = nil,
         curveThresholds: [Double]? = nil,
         endpointing: Endpointer.Configuration? = nil,
         denoising: NoiseSuppressor.Settings? = nil
@@ -172,6 +175,7 @@ public struct Evaluation: Sendable {
         self.noise = noise
         self.allNegative = allNegative
         self.threshold = threshold
+        self.lenientThreshold = lenientThreshold
         self.curveThresholds = curveThresholds
     }
 
@@ -385,7 +389,8 @@ public struct Evaluation: Sendable {
             }
         }
         if !rejectionOutcomes.isEmpty {
-            report.rejection = RejectionReport(outcomes: rejectionOutcomes, threshold: threshold, curveThresholds: curveThresholds ?? [])
+            report.rejection = RejectionReport(
+                outcomes: rejectionOutcomes, threshold: threshold, lenientThreshold: lenientThreshold, curveThresholds: curveThresholds ?? [])
         }
         return report
     }
@@ -510,6 +515,8 @@ public struct RejectionReport: Sendable, Codable, Hashable {
         public var falseAccepts: Int
         /// `acceptedRight` over all positives.
         public var acceptance: Double?
+        /// `acceptedRight` over the positives heard right: what rejection alone throws away.
+        public var acceptanceOfHeardRight: Double?
         /// `accepted` over all positives.
         public var acceptanceIgnoringRight: Double?
         /// `falseAccepts` over the hours of negative audio.
@@ -524,11 +531,13 @@ public struct RejectionReport: Sendable, Codable, Hashable {
     public var negativeSeconds: Double
     /// As the recognizer decided.
     public var operatingPoint: Point
+    /// At the lenient point (windows, chosen recordings), when one was given.
+    public var lenientPoint: Point?
     /// Empty unless thresholds were asked for.
     public var curve: [Point]
 
-    /// Counts `outcomes` at the recognizer's own decisions and at each of `curveThresholds`.
-    public init(outcomes: [Outcome], threshold: Double?, curveThresholds: [Double] = []) {
+    /// Counts `outcomes` at the recognizer's own decisions, at `lenientThreshold` and at each of `curveThresholds`.
+    public init(outcomes: [Outcome], threshold: Double?, lenientThreshold: Double? = nil, curveThresholds: [Double] = []) {
         let positives = outcomes.filter { $0.role == .positive }
         let negatives = outcomes.filter { $0.role == .negative }
         self.positives = positives.count
@@ -546,11 +555,13 @@ public struct RejectionReport: Sendable, Codable, Hashable {
                 accepted: acceptedPositives.count,
                 falseAccepts: falseAccepts,
                 acceptance: ratio(right, positives.count),
+                acceptanceOfHeardRight: ratio(right, positives.filter(\.right).count),
                 acceptanceIgnoringRight: ratio(acceptedPositives.count, positives.count),
                 falseAcceptsPerHour: hours > 0 ? Double(falseAccepts) / hours : nil
             )
         }
         operatingPoint = point(threshold) { !$0.rejected }
+        lenientPoint = lenientThreshold.map { threshold in point(threshold) { $0.heard && $0.confidence >= threshold } }
         curve = curveThresholds.map { threshold in point(threshold) { $0.heard && $0.confidence >= threshold } }
     }
 

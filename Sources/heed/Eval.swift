@@ -110,6 +110,7 @@ struct Eval: ParsableCommand {
             noise: condition,
             allNegative: negative,
             threshold: recognizer.threshold(),
+            lenientThreshold: recognizer.rejectionThreshold == nil ? recognizer.threshold(lenient: true) : nil,
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil,
             denoising: denoise == "on" ? NoiseSuppressor.Settings(maximumAttenuation: denoiseAttenuation, automaticGain: denoiseAGC) : nil
@@ -156,8 +157,14 @@ struct Eval: ParsableCommand {
         let threshold = point.threshold.map { String(format: "%.2f", $0) } ?? "the recognizer's"
         var lines = [
             "  rejection at threshold \(threshold): \(rejection.positives) positives (\(rejection.positivesRight) heard right), \(rejection.negatives) negatives (\(String(format: "%.3f", rejection.negativeSeconds / 3600)) h)",
-            "    acceptance \(percent(point.acceptance)) (\(point.acceptedRight) heard right and accepted; \(percent(point.acceptanceIgnoringRight)) accepted right or not)   false accepts \(point.falseAccepts), \(perHour(point.falseAcceptsPerHour)) per hour",
+            "    acceptance \(percent(point.acceptance)) (\(point.acceptedRight) heard right and accepted, \(percent(point.acceptanceOfHeardRight)) of those heard right; \(percent(point.acceptanceIgnoringRight)) accepted right or not)   false accepts \(point.falseAccepts), \(perHour(point.falseAcceptsPerHour)) per hour",
         ]
+        if let lenient = rejection.lenientPoint {
+            lines.append(
+                "    at the lenient point \(String(format: "%.2f", lenient.threshold ?? 0)) (windows, chosen recordings): acceptance "
+                    + "\(percent(lenient.acceptance)) (\(percent(lenient.acceptanceOfHeardRight)) of those heard right)   false accepts "
+                    + "\(lenient.falseAccepts), \(perHour(lenient.falseAcceptsPerHour)) per hour")
+        }
         if !rejection.curve.isEmpty {
             lines.append("    threshold  acceptance  accepted  false accepts  per hour")
             for point in rejection.curve {

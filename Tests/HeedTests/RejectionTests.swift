@@ -169,3 +169,24 @@ struct LiveRejectionTests {
         #expect(text.output.contains("threshold  acceptance  accepted  false accepts  per hour"))
     }
 }
+
+@Suite("Operating points in the rejection report")
+struct OperatingPointReportTests {
+    @Test func theLenientPointIsCountedBesideTheOperatingPoint() {
+        let outcomes = [
+            RejectionReport.Outcome(role: .positive, right: true, heard: true, rejected: true, confidence: 0.5, seconds: 1),
+            RejectionReport.Outcome(role: .positive, right: true, heard: true, rejected: false, confidence: 0.9, seconds: 1),
+            RejectionReport.Outcome(role: .positive, right: false, heard: true, rejected: true, confidence: 0.1, seconds: 1),
+            RejectionReport.Outcome(role: .negative, right: true, heard: true, rejected: true, confidence: 0.3, seconds: 1800),
+            RejectionReport.Outcome(role: .negative, right: true, heard: true, rejected: true, confidence: 0.1, seconds: 1800),
+        ]
+        let report = RejectionReport(outcomes: outcomes, threshold: 0.87, lenientThreshold: 0.2)
+        #expect(report.operatingPoint.acceptedRight == 1)
+        #expect(report.operatingPoint.acceptanceOfHeardRight == 0.5)
+        let lenient = try? #require(report.lenientPoint)
+        #expect(lenient?.acceptedRight == 2)
+        #expect(lenient?.acceptanceOfHeardRight == 1)
+        #expect(lenient?.falseAccepts == 1)
+        #expect(lenient?.falseAcceptsPerHour == 1)
+    }
+}
