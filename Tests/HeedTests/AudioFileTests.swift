@@ -163,14 +163,7 @@ struct AudioStreamTests {
         var generator = SeededGenerator(seed: UInt64(rate))
         let samples = (0..<(rate / 2)).map { _ in Int16.random(in: -20_000...20_000, using: &generator) }
         var stream = Resampler.Stream(from: rate, to: 16_000)
-        var output: [Int16] = []
-        var offset = 0
-        while offset < samples.count {
-            let count = Int.random(in: 1...3_000, using: &generator)
-            output += stream.process(Array(samples[offset..<min(samples.count, offset + count)]))
-            offset += count
-        }
-        output += stream.finish()
+        let output = inRandomChunks(samples, largest: 3_000, using: &generator) { stream.process($0) } + stream.finish()
         #expect(output == Self.reference(samples, from: rate, to: 16_000))
     }
 

@@ -35,14 +35,7 @@ struct NoiseSuppressorTests {
         let input = (0..<16_037).map { _ in Int16.random(in: -3_000...3_000, using: &generator) }
         let whole = NoiseSuppressor.denoise(AudioBuffer(samples: input)).samples
         let suppressor = NoiseSuppressor()
-        var chunked: [Int16] = []
-        var offset = 0
-        while offset < input.count {
-            let count = Int.random(in: 1...1_000, using: &generator)
-            chunked += suppressor.process(Array(input[offset..<min(input.count, offset + count)]))
-            offset += count
-        }
-        chunked += suppressor.flush()
+        let chunked = inRandomChunks(input, largest: 1_000, using: &generator) { suppressor.process($0) } + suppressor.flush()
         #expect(chunked == whole)
     }
 }

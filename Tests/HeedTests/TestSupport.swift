@@ -130,3 +130,15 @@ extension Data {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
+
+/// Feeds samples to a stream in chunks of random sizes (1 to `largest`) and collects what it returns.
+func inRandomChunks(_ samples: [Int16], largest: Int, using generator: inout SeededGenerator, _ process: ([Int16]) -> [Int16]) -> [Int16] {
+    var output: [Int16] = []
+    var offset = 0
+    while offset < samples.count {
+        let count = Int.random(in: 1...largest, using: &generator)
+        output += process(Array(samples[offset..<min(samples.count, offset + count)]))
+        offset += count
+    }
+    return output
+}
