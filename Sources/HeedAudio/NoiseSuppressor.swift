@@ -1,5 +1,6 @@
 public import HeedCore
 internal import CSpeexDSP
+import Foundation
 
 /// Noise suppression and automatic gain for 16 kHz mono audio, by speexdsp's preprocessor
 /// (Debian libspeexdsp): a spectral noise estimate that follows the background, subtracted
@@ -82,5 +83,58 @@ public final class NoiseSuppressor {
         precondition(audio.sampleRate == 16_000, "the suppressor takes 16 kHz audio")
         let suppressor = NoiseSuppressor(settings: settings)
         return AudioBuffer(samples: suppressor.process(audio.samples) + suppressor.flush(), sampleRate: audio.sampleRate)
+    }
+}
+
+/// How loud speech is over the background in a stretch of audio.
+public enum SignalToNoise {
+    /// The ratio in dB of the loud frames' energy (90th percentile of 20 ms frames) to the quiet
+    /// frames' (10th percentile): a recording or an utterance with some pause in it. `nil` when
+    /// the audio is shorter than ten frames or silent.
+    public static func estimate(_ samples: [Int16], sampleRate: Int = 16_000) -> Double? {
+        let frame = sampleRate / 50
+        guard samples.count >= 10 * frame else { return nil }
+        var energies: [Double] = []
+        var start = 0
+        while start + frame <= samples.count {
+            var sum = 0.0
+            for sample in samples[start..<(start + frame)] { sum += Double(sample) * Double(sample) }
+            energies.append(sum / Double(frame))
+            start += frame
+        }
+        energies.sort()
+        let quiet = energies[energies.count / 10]
+        let loud = energies[energies.count * 9 / 10]
+        guard loud > 0 else { return nil }
+        return 10 * log10(loud / max(quiet, 1))
+    }
+}
+
+/// When the noise suppressor runs before recognition.
+public enum DenoiseMode: String, Sendable, Hashable, CaseIterable {
+    /// Never.
+    case off
+    /// Always.
+    case on
+    /// When the audio's estimated signal-to-noise ratio is below ``autoBelowDecibels``: the
+    /// suppressor helps in heavy noise and costs accuracy in light noise.
+    case auto
+
+    /// The SNR below which `auto` suppresses noise.
+    public static let autoBelowDecibels = 15.0
+
+    /// Whether to suppress noise in audio with this estimated SNR.
+    public func applies(toSNR snr: Double?) -> Bool {
+        switch self {
+        case .off: false
+        case .on: true
+        case .auto: snr.map { $0 < Self.autoBelowDecibels } ?? false
+        }
+    }
+
+    /// A whole recording through the front end: denoised when the mode says so for its SNR.
+    public func process(_ audio: AudioBuffer, settings: NoiseSuppressor.Settings = .init()) -> AudioBuffer {
+        applies(toSNR: SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate))
+            ? NoiseSuppressor.denoise(audio, settings: settings) : audio
     }
 }

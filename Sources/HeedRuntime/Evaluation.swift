@@ -32,6 +32,8 @@ public struct EvaluationReport: Sendable, Codable {
         public var right: Bool? = nil
         /// Seconds of audio.
         public var durationSeconds: Double = 0
+        /// The recording's estimated signal-to-noise ratio in dB, as recognized (noise mixed in).
+        public var snrDecibels: Double? = nil
         /// What the confidence was computed from (``RecognitionResult/confidenceFeatures``).
         public var features: [String: Double]? = nil
     }
@@ -142,7 +144,7 @@ public struct Evaluation: Sendable {
     private let lenientThreshold: Double?
     private let curveThresholds: [Double]?
     private let endpointing: Endpointer.Configuration?
-    private let denoising: NoiseSuppressor.Settings?
+    private let denoising: (mode: DenoiseMode, settings: NoiseSuppressor.Settings)
 
     /// Creates an evaluation of `manifest`.
     ///
@@ -156,7 +158,7 @@ public struct Evaluation: Sendable {
     ///   - curveThresholds: also measure acceptance and false accepts at these thresholds.
     ///   - endpointing: recognize what the listener's endpointer cuts out of each recording
     ///     (its longest utterance), instead of the whole recording.
-    ///   - denoising: pass each recording (after the noise is mixed in) through a noise suppressor.
+    ///   - denoising: when to pass each recording (after the noise is mixed in) through the noise suppressor.
     public init(
         manifest: Manifest,
         intents: IntentParser? = nil,
@@ -166,7 +168,7 @@ public struct Evaluation: Sendable {
         lenientThreshold: Double? = nil,
         curveThresholds: [Double]? = nil,
         endpointing: Endpointer.Configuration? = nil,
-        denoising: NoiseSuppressor.Settings? = nil
+        denoising: (mode: DenoiseMode, settings: NoiseSuppressor.Settings) = (.off, .init())
     ) {
         self.endpointing = endpointing
         self.denoising = denoising
@@ -309,11 +311,13 @@ public struct Evaluation: Sendable {
         var audio: AudioBuffer
         // The recording's own length: the hours of speech a false accept is counted against.
         var recordingSeconds = 0.0
+        var snr: Double?
         do {
             audio = try AudioFile.read(entry.audioPath)
             recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
             if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
-            if let denoising { audio = NoiseSuppressor.denoise(audio, settings: denoising) }
+            snr = SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate)
+            if denoising.mode.applies(toSNR: snr) { audio = NoiseSuppressor.denoise(audio, settings: denoising.settings) }
             if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
         } catch {
             outcome.failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
@@ -338,6 +342,7 @@ public struct Evaluation: Sendable {
         )
         item.role = role
         item.durationSeconds = recordingSeconds
+        item.snrDecibels = snr
         item.features = result.confidenceFeatures
         if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
         if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {

@@ -92,6 +92,8 @@ public actor Listener {
         public var maximumSeconds: Double?
         /// The config's spoken-response service switch (`spokenResponses`).
         public var spokenResponses = false
+        /// Noise suppression on the captured audio, before the endpointer (`nil`: none).
+        public var noiseSuppression: NoiseSuppressor.Settings?
         /// The rejection threshold of always-on listening: every stretch of talk is a candidate.
         public var alwaysOnThreshold = ConfidenceModel.features.operatingPoint
         /// The rejection threshold inside a window that already bounds false accepts: after the
@@ -125,6 +127,7 @@ public actor Listener {
     /// The vocabulary changed since the dispatcher was given it (for the answers it parses).
     private var dispatcherVocabularyIsStale = false
     private var streamEnded = false
+    private let suppressor: NoiseSuppressor?
 
     private final class Signals: Sendable {
         let stop = Atomic<Bool>(false)
@@ -169,6 +172,7 @@ public actor Listener {
         self.dispatcher = dispatcher
         self.authorization = authorization
         self.configuration = configuration
+        self.suppressor = configuration.noiseSuppression.map { NoiseSuppressor(settings: $0) }
         self.logger = logger
         self.emit = emit
         self.endpointer = Endpointer(configuration: configuration.endpointing)
@@ -271,7 +275,7 @@ public actor Listener {
             if let maximum = configuration.maximumSeconds, endpointer.position >= maximum {
                 streamEnded = true
             } else {
-                chunk = try source.read(maximumFrames: 1024)
+                chunk = try readChunk()
                 streamEnded = chunk.isEmpty
             }
             let wasInSpeech = endpointer.inSpeech
@@ -334,6 +338,14 @@ public actor Listener {
         }
     }
 
+    /// The next chunk of audio, through the noise suppressor when there is one (it hands on
+    /// whole 10 ms frames, so a chunk may come out a little shorter or longer). Empty at the end.
+    private func readChunk() throws -> [Int16] {
+        let chunk = try source.read(maximumFrames: 1024)
+        guard let suppressor else { return chunk }
+        return chunk.isEmpty ? suppressor.flush() : suppressor.process(chunk)
+    }
+
     /// Reads audio, keeping the noise floor current, until push-to-talk is pressed.
     private func waitForPress() throws -> Bool {
         while !stopRequested {
@@ -344,7 +356,7 @@ public actor Listener {
                 send(ListenerEvent("activated", time: endpointer.position))
                 return true
             }
-            let chunk = try source.read(maximumFrames: 1024)
+            let chunk = try readChunk()
             if chunk.isEmpty {
                 streamEnded = true
                 return false

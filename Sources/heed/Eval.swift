@@ -80,18 +80,10 @@ struct Eval: ParsableCommand {
     @Option(help: ArgumentHelp("How many recordings to decode at once, one recognizer each (default: one per core).", valueName: "n"))
     var jobs: Int?
 
-    @Option(help: ArgumentHelp("Noise suppression before recognition: on or off.", valueName: "on|off"))
-    var denoise: String = "off"
 
-    @Option(name: .customLong("denoise-attenuation"), help: ArgumentHelp("With --denoise on: the most noise is lowered by, in dB.", valueName: "dB"))
-    var denoiseAttenuation: Int = 15
-
-    @Flag(name: .customLong("denoise-agc"), help: "With --denoise on: automatic gain control too.")
-    var denoiseAGC = false
 
     func validate() throws {
         if (noise == nil) != (snr == nil) { throw ValidationError("--noise and --snr go together") }
-        guard denoise == "on" || denoise == "off" else { throw ValidationError("--denoise takes on or off, not \(denoise)") }
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs)") }
     }
 
@@ -113,7 +105,7 @@ struct Eval: ParsableCommand {
             lenientThreshold: recognizer.rejectionThreshold == nil ? recognizer.threshold(lenient: true) : nil,
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil,
-            denoising: denoise == "on" ? NoiseSuppressor.Settings(maximumAttenuation: denoiseAttenuation, automaticGain: denoiseAGC) : nil
+            denoising: (recognizer.denoise.mode, recognizer.denoise.settings)
         )
         let report = try evaluation.run(workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount, makeRecognizer: makeRecognizer) {
             index, count, file in

@@ -9,7 +9,34 @@ import HeedSpeech
 import Logging
 
 /// The recognizer's grammar, model and settings, shared by the commands that decode audio.
+/// `--denoise`: the noise suppressor in front of the recognizer.
+struct DenoiseOptions: ParsableArguments {
+    @Option(
+        name: .customLong("denoise"),
+        help: ArgumentHelp(
+            "Noise suppression before recognition: off, on, or auto (when the audio's estimated SNR is below 15 dB).",
+            discussion: "Default off: measured on the kitchen-noise curve it helps below about 15 dB and costs 3–4 points above (docs/MEASUREMENTS.md).",
+            valueName: "off|on|auto"))
+    var modeName = "off"
+
+    @Option(name: .customLong("denoise-attenuation"), help: ArgumentHelp("The most the suppressor lowers noise by, in dB.", valueName: "dB"))
+    var attenuation = 8
+
+    @Flag(name: .customLong("denoise-agc"), help: "Automatic gain control in the suppressor too.")
+    var automaticGain = false
+
+    var mode: DenoiseMode { DenoiseMode(rawValue: modeName) ?? .off }
+    var settings: NoiseSuppressor.Settings { .init(maximumAttenuation: attenuation, automaticGain: automaticGain) }
+
+    func validate() throws {
+        guard DenoiseMode(rawValue: modeName) != nil else { throw ValidationError("--denoise takes off, on or auto, not \(modeName)") }
+        guard (1...60).contains(attenuation) else { throw ValidationError("--denoise-attenuation must be between 1 and 60 dB") }
+    }
+}
+
 struct RecognizerOptions: ParsableArguments {
+    @OptionGroup var denoise: DenoiseOptions
+
     @Option(help: ArgumentHelp("The acoustic model folder.", valueName: "dir"))
     var model = PocketSphinxRecognizer.Configuration.default.modelDirectory
 

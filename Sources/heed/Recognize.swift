@@ -48,11 +48,12 @@ struct Recognize: ParsableCommand {
         let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let parser = catalog?.parser(vocabulary: registered.terms)
+        let denoise = recognizer.denoise
         let recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered, lenient: true)
         var failed = false
         for file in files {
             do {
-                let audio = try AudioFile.read(file, format: audio.format)
+                let audio = denoise.mode.process(try AudioFile.read(file, format: audio.format), settings: denoise.settings)
                 let result = try recognizer.recognize(audio)
                 let intent = parser?.parse(result.text).first
                 let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil)

@@ -130,6 +130,21 @@ struct ListenCommandTests {
         #expect(Self.said(events, "handle").isEmpty)
     }
 
+    /// The noise suppressor in the capture path: a command in steady noise is still heard.
+    @Test func theNoiseSuppressorRunsInTheCapturePath() throws {
+        var generator = SeededGenerator(seed: 17)
+        var input = Self.silence(1) + (try Speech.utterance("set a timer for ten minutes")) + Self.silence(2)
+        for index in input.indices { input[index] = input[index] &+ Int16.random(in: -300...300, using: &generator) }
+        let home = try Home(input: input)
+        let events = try home.listen(["--dry-run", "--denoise", "on", "--reject-below", "0.3"])
+        #expect(Self.said(events, "final").first?["text"] as? String == "set a timer for ten minutes", "\(events)")
+        // --dry-run reports the parsed intent itself.
+        #expect((Self.said(events, "intent").first?["intent"] as? [String: Any])?["intent"] as? String == "setTimer")
+        let auto = try home.heed(["listen", "--denoise", "auto"])
+        #expect(auto.status == 2)
+        #expect(auto.error.contains("--denoise auto judges whole recordings"))
+    }
+
     /// Starts `heed listen` and returns the process and its standard output as it comes.
     static func start(_ arguments: [String], home: Home) throws -> (process: Process, output: Pipe) {
         let process = Process()

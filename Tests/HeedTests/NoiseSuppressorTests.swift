@@ -38,4 +38,16 @@ struct NoiseSuppressorTests {
         let chunked = inRandomChunks(input, largest: 1_000, using: &generator) { suppressor.process($0) } + suppressor.flush()
         #expect(chunked == whole)
     }
+
+    /// A second of noise, then a second of a tone in it: the estimate is the tone-plus-noise over
+    /// noise ratio (21.8 dB here).
+    @Test func theSignalToNoiseRatioIsEstimated() throws {
+        var generator = SeededGenerator(seed: 3)
+        var samples = (0..<32_000).map { _ in Int16.random(in: -800...800, using: &generator) }
+        for index in 16_000..<32_000 { samples[index] = samples[index] &+ Int16(8_000 * sin(2 * Double.pi * 440 * Double(index) / 16_000)) }
+        let estimate = try #require(SignalToNoise.estimate(samples))
+        #expect(abs(estimate - 21.8) < 1, "\(estimate) dB")
+        #expect(SignalToNoise.estimate(Array(samples.prefix(100))) == nil)
+        #expect(DenoiseMode.auto.applies(toSNR: 10) && !DenoiseMode.auto.applies(toSNR: 20) && !DenoiseMode.auto.applies(toSNR: nil))
+    }
 }
