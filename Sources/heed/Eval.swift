@@ -105,7 +105,7 @@ struct Eval: ParsableCommand {
             lenientThreshold: recognizer.rejectionThreshold == nil ? recognizer.threshold(lenient: true) : nil,
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil,
-            denoising: (recognizer.denoise.mode, recognizer.denoise.settings)
+            denoising: (recognizer.denoise.mode(wholeRecordings: true), recognizer.denoise.settings)
         )
         let report = try evaluation.run(workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount, makeRecognizer: makeRecognizer) {
             index, count, file in

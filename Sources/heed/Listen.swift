@@ -143,7 +143,7 @@ struct Listen: AsyncParsableCommand {
         }
         if let wakePhrase, TextNormalizer.words(wakePhrase).isEmpty { throw ValidationError("--wake-phrase must have words") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
-        if recognizer.denoise.mode == .auto {
+        if recognizer.denoise.mode(wholeRecordings: false) == .auto {
             throw ValidationError("--denoise auto judges whole recordings; heed listen takes --denoise on or off")
         }
     }
@@ -202,7 +202,7 @@ struct Listen: AsyncParsableCommand {
         listenerSettings.answerTimeout = answerTimeout
         listenerSettings.maximumSeconds = maximumSeconds
         listenerSettings.spokenResponses = settings.spokenResponses
-        listenerSettings.noiseSuppression = recognizer.denoise.mode == .on ? recognizer.denoise.settings : nil
+        listenerSettings.noiseSuppression = recognizer.denoise.mode(wholeRecordings: false) == .on ? recognizer.denoise.settings : nil
         listenerSettings.alwaysOnThreshold = recognizer.threshold()
         listenerSettings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
 

@@ -14,10 +14,13 @@ struct DenoiseOptions: ParsableArguments {
     @Option(
         name: .customLong("denoise"),
         help: ArgumentHelp(
-            "Noise suppression before recognition: off, on, or auto (when the audio's estimated SNR is below 15 dB).",
-            discussion: "Default off: measured on the kitchen-noise curve it helps below about 15 dB and costs 3–4 points above (docs/MEASUREMENTS.md).",
+            "Noise suppression before recognition: off, on, or auto (when the recording's estimated SNR is below 23 dB).",
+            discussion: """
+                Default: auto for recordings (heed recognize, heed eval), off for heed listen, which takes on or off. \
+                On the kitchen-noise curve auto was never worse than off and up to 6.5 points better (docs/MEASUREMENTS.md).
+                """,
             valueName: "off|on|auto"))
-    var modeName = "off"
+    var modeName: String?
 
     @Option(name: .customLong("denoise-attenuation"), help: ArgumentHelp("The most the suppressor lowers noise by, in dB.", valueName: "dB"))
     var attenuation = 8
@@ -25,11 +28,14 @@ struct DenoiseOptions: ParsableArguments {
     @Flag(name: .customLong("denoise-agc"), help: "Automatic gain control in the suppressor too.")
     var automaticGain = false
 
-    var mode: DenoiseMode { DenoiseMode(rawValue: modeName) ?? .off }
+    /// The mode asked for; by default `auto` for whole recordings and `off` for a live stream.
+    func mode(wholeRecordings: Bool) -> DenoiseMode {
+        modeName.flatMap(DenoiseMode.init(rawValue:)) ?? (wholeRecordings ? .auto : .off)
+    }
     var settings: NoiseSuppressor.Settings { .init(maximumAttenuation: attenuation, automaticGain: automaticGain) }
 
     func validate() throws {
-        guard DenoiseMode(rawValue: modeName) != nil else { throw ValidationError("--denoise takes off, on or auto, not \(modeName)") }
+        if let modeName, DenoiseMode(rawValue: modeName) == nil { throw ValidationError("--denoise takes off, on or auto, not \(modeName)") }
         guard (1...60).contains(attenuation) else { throw ValidationError("--denoise-attenuation must be between 1 and 60 dB") }
     }
 }

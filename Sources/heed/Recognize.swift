@@ -53,7 +53,7 @@ struct Recognize: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let audio = denoise.mode.process(try AudioFile.read(file, format: audio.format), settings: denoise.settings)
+                let audio = denoise.mode(wholeRecordings: true).process(try AudioFile.read(file, format: audio.format), settings: denoise.settings)
                 let result = try recognizer.recognize(audio)
                 let intent = parser?.parse(result.text).first
                 let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil)
