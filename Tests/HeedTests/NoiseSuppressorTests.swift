@@ -48,6 +48,6 @@ struct NoiseSuppressorTests {
         let estimate = try #require(SignalToNoise.estimate(samples))
         #expect(abs(estimate - 21.8) < 1, "\(estimate) dB")
         #expect(SignalToNoise.estimate(Array(samples.prefix(100))) == nil)
-        #expect(DenoiseMode.auto.applies(toSNR: 10) && !DenoiseMode.auto.applies(toSNR: 20) && !DenoiseMode.auto.applies(toSNR: nil))
+        #expect(DenoiseMode.auto.applies(toSNR: 20) && !DenoiseMode.auto.applies(toSNR: 26) && !DenoiseMode.auto.applies(toSNR: nil))
     }
 }
