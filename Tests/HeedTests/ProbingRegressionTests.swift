@@ -204,6 +204,33 @@ struct ProbingRegressionTests {
         #expect(try ProcessCounter.starts(in: folder) == 0)
     }
 
+    /// The probe's own case: a policy in a root-owned folder of mode 0700, read by an ordinary
+    /// user. As root the test runs `heed` as `nobody` (setpriv); as an ordinary user, directly.
+    @Test func aPolicyInAFolderTheUserMayNotEnterRefusesDispatch() throws {
+        let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+        guard getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv.path) else { return }
+        let folder = try Fixtures.temporaryDirectory()
+        chmod(folder.path, 0o755)
+        let locked = folder.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try "{\"restricted\": []}".write(to: locked.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
+        chmod(locked.path, 0o700)
+        let state = folder.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        chmod(state.path, 0o777)
+        let config = folder.appendingPathComponent("config.json")
+        try "{\"policyFile\": \"\(locked.path)/policy.json\", \"spokenResponses\": false}".write(to: config, atomically: true, encoding: .utf8)
+        chmod(config.path, 0o644)
+        let arguments = ["run", "set a timer for ten minutes", "--state-dir", state.path, "--config", config.path, "--answer", "yes"]
+        let result =
+            getuid() == 0
+            ? try Fixtures.run(setpriv, ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Fixtures.heedBinary.path] + arguments, in: folder)
+            : try Fixtures.run(Fixtures.heedBinary, arguments, in: folder)
+        #expect(result.status == 1, "\(result)")
+        #expect((result.output + result.error).contains("cannot read the administrator's policy file: Permission denied"), "\(result)")
+        #expect(!(result.output + result.error).contains("Timer set"))
+    }
+
     // MARK: 4: a state file cannot crash Heed
 
     @Test(arguments: ["1e19", "9223372036854775807", "1e308", "-1e400", "1e400", "1.5", "-1"])
