@@ -288,10 +288,14 @@ enum SpokenDuration {
     }
 }
 
-/// Yes and no in their common spoken forms.
-enum SpokenBoolean {
-    static let trueWords: Set<Substring> = ["yes", "yeah", "yep", "sure", "okay", "true", "on"]
-    static let falseWords: Set<Substring> = ["no", "nope", "false", "off"]
+/// Yes and no in their common spoken forms: the one list the parser and the dialog grammars use.
+public enum SpokenBoolean {
+    /// The words that mean yes.
+    public static let yesWords = ["yes", "yeah", "yep", "sure", "okay", "true", "on"]
+    /// The words that mean no.
+    public static let noWords = ["no", "nope", "false", "off"]
+    static let trueWords = Set(yesWords.map { Substring($0) })
+    static let falseWords = Set(noWords.map { Substring($0) })
 
     /// Parses one word as a boolean.
     /// - Parameter words: Lower-case words.

@@ -8,9 +8,8 @@ public import HeedSpeech
 /// read as a command. "cancel", "never mind", "stop" and "forget it" are in every one.
 public enum DialogGrammar {
     static let cancelPhrases = YesOrNo.cancelPhrases
-    /// Yes and no as the conversation understands them.
-    static let yesOrNoPhrases = ["yes", "yeah", "yep", "sure", "okay", "no", "nope"]
-    static let ordinalWords = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"]
+    /// Yes and no as the conversation understands them (the parser's words).
+    static let yesOrNoPhrases = SpokenBoolean.yesWords + SpokenBoolean.noWords
 
     /// The grammar for an expected answer.
     ///
@@ -32,10 +31,12 @@ public enum DialogGrammar {
             return Grammar(name: "answer:yesOrNo", wordGraph: WordGraph(phrases: (yesOrNoPhrases + cancelPhrases).map(words)))
         case .choice(let options):
             var phrases = options.map(words).filter { !$0.isEmpty && $0.allSatisfy(hasPronunciation) }
-            for ordinal in ordinalWords.prefix(options.count) + ["last"] {
+            // As many positions as there are options, in the words the parser reads them in.
+            let ordinals = (0..<options.count).map { ParameterValue.ordinal(.position($0 + 1)).spokenWords }
+            for ordinal in ordinals.map(words) + [["last"]] {
                 for prefix in [[], ["the"]] {
-                    phrases.append(prefix + [ordinal])
-                    phrases.append(prefix + [ordinal, "one"])
+                    phrases.append(prefix + ordinal)
+                    phrases.append(prefix + ordinal + ["one"])
                 }
             }
             return Grammar(name: "answer:choice", wordGraph: WordGraph(phrases: phrases + cancelPhrases.map(words)))

@@ -226,6 +226,24 @@ struct GrammarSwitchTests {
         #expect(throws: RecognizerError.self) { try recognizer.activateGrammar(named: "nothing") }
     }
 
+    /// The turn grammars say what the parser reads: every position of a long list ("the
+    /// twelfth one", "the twenty first"), and every yes and no word.
+    @Test func turnGrammarsHaveThePositionsAndYesNoWordsTheParserReads() throws {
+        let catalog = try Speech.catalog()
+        let options = (1...21).map { "option \($0)" }
+        let choice = DialogGrammar.grammar(for: .choice(options), catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
+        let recognizer = try PocketSphinxRecognizer(grammar: choice, logger: Logger(label: "test"))
+        #expect(recognizer.accepts("the twelfth one"))
+        #expect(recognizer.accepts("twenty first"))
+        #expect(!recognizer.accepts("the twenty second one"))
+        let yesOrNo = DialogGrammar.grammar(for: .yesOrNo, catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
+        try recognizer.loadGrammar(yesOrNo, activate: true)
+        for word in SpokenBoolean.yesWords + SpokenBoolean.noWords {
+            #expect(recognizer.accepts(word), "\(word)")
+            #expect(ParameterType.boolean.value(fromSpoken: word) != nil, "\(word)")
+        }
+    }
+
     @Test func aValueTurnAcceptsTheParameterTypeAndCancel() throws {
         let catalog = try Speech.catalog()
         let grammar = DialogGrammar.grammar(
