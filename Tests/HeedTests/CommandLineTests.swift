@@ -99,6 +99,16 @@ struct CommandLineTests {
         #expect(recognized.output.contains(#""rejected":false"#), "\(recognized.output)")
     }
 
+    /// The intents, grammars and plugins that come with the build are found from any folder.
+    @Test func heedWorksFromAnyFolder() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let parsed = try Fixtures.run(Fixtures.heedBinary, ["run", "set a timer for ten minutes", "--dry-run"], in: folder)
+        #expect(parsed.status == 0, "\(parsed)")
+        #expect(parsed.output.contains("setTimer  duration: ten minutes (600)"))
+        let plugins = try Fixtures.run(Fixtures.heedBinary, ["plugins", "list"], in: folder)
+        #expect(plugins.output.contains("org.heed.timer"), "\(plugins)")
+    }
+
     @Test func evalNamesTheLineOfAMissingRecording() throws {
         let folder = try Fixtures.temporaryDirectory()
         let manifest = folder.appendingPathComponent("m.tsv").path
