@@ -360,13 +360,64 @@ public struct AuthorizationStore: Sendable {
 
     // MARK: Authorization
 
+    /// The policy and the recorded decisions, read once, to answer many questions from one read.
+    public struct Snapshot {
+        /// The administrator's policy.
+        public let policy: AuthorizationPolicy
+        let state: AuthorizationState
+
+        /// An app's authorization status: `restricted` when the policy lists the app, else the
+        /// recorded decision, else `notDetermined`.
+        public func status(of appID: String) -> AuthorizationStatus {
+            if policy.restricted.contains(appID) { return .restricted }
+            return state.apps[appID]?.value ?? .notDetermined
+        }
+
+        /// The status that applies to a plugin: `restricted` when the policy lists its own app id,
+        /// else its ``authorizationAppID(for:)``'s.
+        public func status(of manifest: PluginManifest) -> AuthorizationStatus {
+            if manifest.extensionOf != nil, policy.restricted.contains(manifest.appID) { return .restricted }
+            return status(of: AuthorizationStore.authorizationAppID(for: manifest))
+        }
+
+        /// Every app with a recorded decision or a policy restriction, sorted by app id; a
+        /// restricted app shows as restricted even if the user decided before.
+        public var records: [AuthorizationRecord] {
+            Set(state.apps.keys).union(policy.restricted).sorted().map { appID in
+                if policy.restricted.contains(appID) {
+                    return AuthorizationRecord(appID: appID, status: .restricted, decided: nil, fromPolicy: true)
+                }
+                let decision = state.apps[appID]
+                return AuthorizationRecord(
+                    appID: appID, status: decision?.value ?? .notDetermined, decided: decision?.decided, fromPolicy: false)
+            }
+        }
+
+        /// An app's speech permission, or `undetermined`.
+        public func speechPermission(of appID: String) -> SpeechPermission {
+            state.speech[appID]?.value ?? .undetermined
+        }
+
+        /// Every app with a recorded speech permission, sorted by app id.
+        public var speechPermissionRecords: [SpeechPermissionRecord] {
+            state.speech.sorted { $0.key < $1.key }.map {
+                SpeechPermissionRecord(appID: $0.key, permission: $0.value.value, decided: $0.value.decided)
+            }
+        }
+    }
+
+    /// Reads the policy and the state file once.
+    /// - Throws: ``SourceError`` when the state or policy file is corrupt or unreadable.
+    public func snapshot() throws -> Snapshot {
+        Snapshot(policy: try policy(), state: try file.read())
+    }
+
     /// An app's authorization status.
     /// - Parameter appID: The app id (for a plugin, its ``authorizationAppID(for:)``).
     /// - Returns: `restricted` when the policy lists the app, else the recorded decision, else `notDetermined`.
     /// - Throws: ``SourceError`` when the state or policy file is corrupt.
     public func status(of appID: String) throws -> AuthorizationStatus {
-        if try policy().restricted.contains(appID) { return .restricted }
-        return try file.read().apps[appID]?.value ?? .notDetermined
+        try snapshot().status(of: appID)
     }
 
     /// The authorization status that applies to a plugin: its parent app's when it is an extension,
@@ -377,24 +428,14 @@ public struct AuthorizationStore: Sendable {
     ///   ``authorizationAppID(for:)``.
     /// - Throws: ``SourceError`` when the state or policy file is corrupt.
     public func status(of manifest: PluginManifest) throws -> AuthorizationStatus {
-        if manifest.extensionOf != nil, try policy().restricted.contains(manifest.appID) { return .restricted }
-        return try status(of: Self.authorizationAppID(for: manifest))
+        try snapshot().status(of: manifest)
     }
 
     /// Every app with a recorded decision or a policy restriction, sorted by app id.
     /// - Returns: The records; a restricted app shows as restricted even if the user decided before.
     /// - Throws: ``SourceError`` when the state or policy file is corrupt.
     public func records() throws -> [AuthorizationRecord] {
-        let restricted = try policy().restricted
-        let apps = try file.read().apps
-        return Set(apps.keys).union(restricted).sorted().map { appID in
-            if restricted.contains(appID) {
-                return AuthorizationRecord(appID: appID, status: .restricted, decided: nil, fromPolicy: true)
-            }
-            let decision = apps[appID]
-            return AuthorizationRecord(
-                appID: appID, status: decision?.value ?? .notDetermined, decided: decision?.decided, fromPolicy: false)
-        }
+        try snapshot().records
     }
 
     /// Records the user's decision for an app (and so for its extensions).
@@ -530,9 +571,7 @@ public struct AuthorizationStore: Sendable {
     /// Every app with a recorded speech permission, sorted by app id.
     /// - Throws: ``SourceError`` when the state file is corrupt.
     public func speechPermissionRecords() throws -> [SpeechPermissionRecord] {
-        try file.read().speech.sorted { $0.key < $1.key }.map {
-            SpeechPermissionRecord(appID: $0.key, permission: $0.value.value, decided: $0.value.decided)
-        }
+        try Snapshot(policy: AuthorizationPolicy(), state: file.read()).speechPermissionRecords
     }
 
     /// Records the user's speech permission for an app.

@@ -108,8 +108,9 @@ extension Auth {
         func knownAppIDs() throws -> Set<String> {
             var known = Set(manifests.map(\.appID))
             known.formUnion(manifests.compactMap(\.extensionOf))
-            known.formUnion(try store.records().map(\.appID))
-            known.formUnion(try store.speechPermissionRecords().map(\.appID))
+            let snapshot = try store.snapshot()
+            known.formUnion(snapshot.records.map(\.appID))
+            known.formUnion(snapshot.speechPermissionRecords.map(\.appID))
             return known
         }
 
@@ -122,8 +123,9 @@ extension Auth {
 
         /// The authorization of a target as printed and as JSON.
         func statusReport(_ target: Target) throws -> StatusReport {
-            let status = try target.manifest.map(store.status(of:)) ?? store.status(of: target.authorizationAppID)
-            let record = try store.records().first { $0.appID == target.authorizationAppID }
+            let snapshot = try store.snapshot()
+            let status = target.manifest.map(snapshot.status(of:)) ?? snapshot.status(of: target.authorizationAppID)
+            let record = snapshot.records.first { $0.appID == target.authorizationAppID }
             return StatusReport(
                 appID: target.appID,
                 displayName: displayName(of: target.appID),
@@ -257,8 +259,9 @@ extension Auth {
 
         func run() throws {
             let context = try options.context()
-            let records = try context.store.records()
-            let speech = try context.store.speechPermissionRecords()
+            let snapshot = try context.store.snapshot()
+            let records = snapshot.records
+            let speech = snapshot.speechPermissionRecords
             var appIDs = Set(context.manifests.map(\.appID))
             appIDs.formUnion(records.map(\.appID))
             appIDs.formUnion(speech.map(\.appID))
