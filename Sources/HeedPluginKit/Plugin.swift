@@ -25,6 +25,8 @@ public struct Plugin: Sendable {
     public let appID: String
     private var routes: [String: Route] = [:]
     private var intentNames: [String] = []
+    private var activityReporter: (@Sendable (PluginContext) async -> [PluginActivity])?
+    private var startAction: (@Sendable (PluginContext) async -> Void)?
 
     /// Creates a plugin with no handlers.
     /// - Parameter appID: The app id of the plugin's manifest, e.g. `org.heed.timer`.
@@ -51,10 +53,25 @@ public struct Plugin: Sendable {
                     return .error(message: Self.malformed(wire))
                 }
                 return .handle(try await handler.handle(intent, context: context))
-            case .hello, .shutdown:
+            case .hello, .activities, .shutdown:
                 return .error(message: "not an intent request")
             }
         }
+    }
+
+    /// Sets what the plugin answers when Heed asks for its app's ongoing activities
+    /// (``PluginActivity``). Without it the plugin reports none. Report changes unasked with
+    /// ``PluginContext/reportActivities(_:)``.
+    /// - Parameter reporter: Returns the activities going on now, most important first.
+    public mutating func reportActivities(_ reporter: @escaping @Sendable (PluginContext) async -> [PluginActivity]) {
+        activityReporter = reporter
+    }
+
+    /// Sets what the plugin does once it runs, before the first request: pick up state a previous
+    /// run left (a workout still going on whose goal is due).
+    /// - Parameter action: Called once with the plugin's context.
+    public mutating func onStart(_ action: @escaping @Sendable (PluginContext) async -> Void) {
+        startAction = action
     }
 
     private static func malformed(_ intent: PluginIntent) -> String {
@@ -64,6 +81,7 @@ public struct Plugin: Sendable {
     /// Serves requests until Heed sends `shutdown` or closes standard input.
     public func run() async {
         let context = PluginContext(output: LineWriter(), appID: appID)
+        await startAction?(context)
         let decoder = JSONDecoder()
         for await line in Self.standardInputLines() {
             guard !line.isEmpty else { continue }
@@ -87,6 +105,8 @@ public struct Plugin: Sendable {
                         "Heed speaks protocol \(header.serializationVersion), this plugin \(PluginProtocol.serializationVersion)")
                 }
                 body = .hello(PluginHello(appID: appID, intents: intentNames))
+            case .activities:
+                body = .activities(await activityReporter?(context) ?? [])
             case .resolve(let intent, _, _), .confirm(let intent), .handle(let intent):
                 if let route = routes[intent.name] {
                     do {

@@ -12,6 +12,23 @@ public struct PluginContext: Sendable {
     /// The plugin's app id.
     public let appID: String
 
+    /// The folder the plugin may keep its state in across runs (`HEED_PLUGIN_STATE_DIR`, one per
+    /// app, mode 0700), or `nil` when Heed gave none. `heed run` starts a plugin for one command,
+    /// so anything that must outlive it (a workout in progress) belongs here.
+    public var stateDirectory: String? { Self.stateDirectory }
+
+    /// ``stateDirectory``, for what a plugin sets up before it runs.
+    public static var stateDirectory: String? {
+        ProcessInfo.processInfo.environment["HEED_PLUGIN_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Tells Heed the app's activities now, unasked: call it whenever one starts, pauses, resumes
+    /// or ends, so that a listening Heed routes bare commands and its context grammar right.
+    /// - Parameter activities: Every activity going on now (an empty list when none is).
+    public func reportActivities(_ activities: [PluginActivity]) {
+        output.write(.activities(activities))
+    }
+
     /// Tells the user something unasked: Heed shows and speaks `text`.
     /// - Parameters:
     ///   - text: A sentence for the user, e.g. "Your pasta timer is done."

@@ -57,6 +57,9 @@ public struct PluginRequest: Sendable, Hashable, Codable {
         case confirm(PluginIntent)
         /// Carry out an intent.
         case handle(PluginIntent)
+        /// Report the app's ongoing activities (``PluginActivity``). A plugin that has none, or
+        /// does not know the request, answers with an empty list or an error; both mean none.
+        case activities
         /// Finish and exit. There is no reply.
         case shutdown
     }
@@ -72,13 +75,14 @@ public struct PluginRequest: Sendable, Hashable, Codable {
         self.body = body
     }
 
-    /// The `op` member on the wire: `hello`, `resolve`, `confirm`, `handle` or `shutdown`.
+    /// The `op` member on the wire: `hello`, `resolve`, `confirm`, `handle`, `activities` or `shutdown`.
     public var operation: String {
         switch body {
         case .hello: "hello"
         case .resolve: "resolve"
         case .confirm: "confirm"
         case .handle: "handle"
+        case .activities: "activities"
         case .shutdown: "shutdown"
         }
     }
@@ -104,6 +108,7 @@ public struct PluginRequest: Sendable, Hashable, Codable {
             )
         case "confirm": body = .confirm(try container.decode(PluginIntent.self, forKey: .intent))
         case "handle": body = .handle(try container.decode(PluginIntent.self, forKey: .intent))
+        case "activities": body = .activities
         case "shutdown": body = .shutdown
         default:
             throw DecodingError.dataCorruptedError(
@@ -125,7 +130,7 @@ public struct PluginRequest: Sendable, Hashable, Codable {
             if userChoice { try container.encode(true, forKey: .userChoice) }
         case .confirm(let intent), .handle(let intent):
             try container.encode(intent, forKey: .intent)
-        case .shutdown:
+        case .activities, .shutdown:
             break
         }
     }
@@ -213,6 +218,8 @@ public struct PluginResponse: Sendable, Hashable {
         case resolve(ResolveOutcome)
         case confirm(ConfirmOutcome)
         case handle(HandleOutcome)
+        /// The app's ongoing activities, most important first.
+        case activities([PluginActivity])
         /// The plugin cannot serve the request (unknown intent, malformed parameters, …).
         case error(message: String)
     }
@@ -246,14 +253,16 @@ public struct PluginNotification: Sendable, Hashable {
     }
 }
 
-/// One line a plugin writes on its standard output: a reply or a notification.
+/// One line a plugin writes on its standard output: a reply, a notification, or its activities
+/// reported unasked (an `activities` message without an id) whenever they change.
 public enum PluginMessage: Sendable, Hashable, Codable {
     case response(PluginResponse)
     case notification(PluginNotification)
+    case activities([PluginActivity])
 
     private enum CodingKeys: String, CodingKey {
         case id, type, serializationVersion, appId, intents, outcome, value, values, reason, response, message,
-            text, intent, event
+            text, intent, event, activities
     }
 
     public init(from decoder: any Decoder) throws {
@@ -266,6 +275,10 @@ public enum PluginMessage: Sendable, Hashable, Codable {
                     intent: try container.decodeIfPresent(String.self, forKey: .intent),
                     event: try container.decodeIfPresent(String.self, forKey: .event)
                 ))
+            return
+        }
+        if type == "activities", !container.contains(.id) {
+            self = .activities(try container.decode([PluginActivity].self, forKey: .activities))
             return
         }
         let id = try container.decode(Int.self, forKey: .id)
@@ -305,6 +318,8 @@ public enum PluginMessage: Sendable, Hashable, Codable {
             let text = try outcome()
             guard let status = HandleOutcome.Status(rawValue: text) else { throw bad("unknown handle outcome '\(text)'") }
             body = .handle(HandleOutcome(status, response: try container.decodeIfPresent(String.self, forKey: .response)))
+        case "activities":
+            body = .activities(try container.decode([PluginActivity].self, forKey: .activities))
         case "error":
             body = .error(message: try container.decode(String.self, forKey: .message))
         default:
@@ -322,6 +337,9 @@ public enum PluginMessage: Sendable, Hashable, Codable {
             try container.encode(notification.text, forKey: .text)
             try container.encodeIfPresent(notification.intent, forKey: .intent)
             try container.encodeIfPresent(notification.event, forKey: .event)
+        case .activities(let activities):
+            try container.encode("activities", forKey: .type)
+            try container.encode(activities, forKey: .activities)
         case .response(let response):
             try container.encode(response.id, forKey: .id)
             switch response.body {
@@ -360,6 +378,9 @@ public enum PluginMessage: Sendable, Hashable, Codable {
                 try container.encode("handle", forKey: .type)
                 try container.encode(outcome.status.rawValue, forKey: .outcome)
                 try container.encodeIfPresent(outcome.response, forKey: .response)
+            case .activities(let activities):
+                try container.encode("activities", forKey: .type)
+                try container.encode(activities, forKey: .activities)
             case .error(let message):
                 try container.encode("error", forKey: .type)
                 try container.encode(message, forKey: .message)

@@ -52,18 +52,21 @@ final class PluginConnection: Sendable {
     ///   - executableURL: The executable.
     ///   - arguments: Its arguments.
     ///   - appID: The app id, for log metadata.
+    ///   - environment: Variables set for the plugin on top of Heed's environment.
     ///   - maximumLineLength: The longest output line accepted, in bytes.
     ///   - logger: Receives each line of the plugin's standard error.
-    ///   - onNotification: Called on the reader thread for each notification line.
+    ///   - onUnsolicited: Called on the reader thread for each line that answers no request: a
+    ///     notification, or the app's activities.
     /// - Returns: The connection.
     /// - Throws: An `Errno`-like error or Foundation's error when the process cannot be started.
     static func launch(
         executableURL: URL,
         arguments: [String],
         appID: String,
+        environment: [String: String] = [:],
         maximumLineLength: Int,
         logger: Logger,
-        onNotification: @escaping @Sendable (PluginNotification) -> Void
+        onUnsolicited: @escaping @Sendable (PluginMessage) -> Void
     ) throws -> PluginConnection {
         let sockets = try makeSocketPair()
         let output: [Int32]
@@ -84,7 +87,8 @@ final class PluginConnection: Sendable {
         let processIdentifier: pid_t
         do {
             processIdentifier = try spawn(
-                executableURL, arguments: arguments, input: sockets[1], output: output[1], error: errorOutput[1])
+                executableURL, arguments: arguments, environment: environment, input: sockets[1], output: output[1],
+                error: errorOutput[1])
         } catch {
             closeAll(sockets + output + errorOutput)
             throw error
@@ -99,7 +103,7 @@ final class PluginConnection: Sendable {
 
         let outputDescriptor = output[0]
         let outputThread = Thread { [connection] in
-            connection.readOutput(from: outputDescriptor, maximumLineLength: maximumLineLength, onNotification: onNotification)
+            connection.readOutput(from: outputDescriptor, maximumLineLength: maximumLineLength, onUnsolicited: onUnsolicited)
         }
         outputThread.name = "heed-plugin-out \(appID)"
         outputThread.start()
@@ -114,14 +118,16 @@ final class PluginConnection: Sendable {
     }
 
     /// Starts `executable` with `posix_spawn` as the leader of a new process group, its standard
-    /// input, output and error on the given descriptors and Heed's environment.
+    /// input, output and error on the given descriptors and Heed's environment with `environment` on top.
     ///
     /// A process group of its own lets Heed end whatever the plugin started (``waitForTermination()``
     /// kills the group when the plugin ends). `posix_spawn` rather than Foundation's `Process`,
     /// which also opens sockets of its own in Heed for every launch.
     /// - Returns: The process id.
     /// - Throws: `POSIXError` with the spawn's error (`ENOENT`, `EACCES`, …).
-    private static func spawn(_ executable: URL, arguments: [String], input: Int32, output: Int32, error: Int32) throws -> pid_t {
+    private static func spawn(
+        _ executable: URL, arguments: [String], environment: [String: String], input: Int32, output: Int32, error: Int32
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
         posix_spawn_file_actions_init(&actions)
@@ -145,8 +151,12 @@ final class PluginConnection: Sendable {
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var processIdentifier: pid_t = 0
-        let status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
         return processIdentifier
     }
@@ -323,7 +333,7 @@ final class PluginConnection: Sendable {
     // MARK: Reading (dedicated threads)
 
     private func readOutput(
-        from descriptor: Int32, maximumLineLength: Int, onNotification: @Sendable (PluginNotification) -> Void
+        from descriptor: Int32, maximumLineLength: Int, onUnsolicited: @Sendable (PluginMessage) -> Void
     ) {
         defer { _ = Glibc.close(descriptor) }
         let decoder = JSONDecoder()
@@ -342,7 +352,7 @@ final class PluginConnection: Sendable {
                 line.append(contentsOf: chunk[start..<newline])
                 start = newline + 1
                 if line.count > maximumLineLength { break }
-                if !handleLine(line, decoder: decoder, onNotification: onNotification) { return }
+                if !handleLine(line, decoder: decoder, onUnsolicited: onUnsolicited) { return }
                 line.removeAll(keepingCapacity: line.count <= 64 * 1024)
             }
             if line.count > maximumLineLength {
@@ -362,7 +372,7 @@ final class PluginConnection: Sendable {
 
     /// Handles one line; returns false when the connection was closed because of it.
     private func handleLine(
-        _ line: [UInt8], decoder: JSONDecoder, onNotification: @Sendable (PluginNotification) -> Void
+        _ line: [UInt8], decoder: JSONDecoder, onUnsolicited: @Sendable (PluginMessage) -> Void
     ) -> Bool {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return true }
         let message: PluginMessage
@@ -374,10 +384,10 @@ final class PluginConnection: Sendable {
             return false
         }
         switch message.sanitizedForDisplay {
-        case .notification(let notification):
-            onNotification(notification)
         case .response(let response):
             take(response.id)?.resume(returning: .reply(response.body))
+        case let unsolicited:
+            onUnsolicited(unsolicited)
         }
         return true
     }
@@ -420,6 +430,8 @@ extension PluginMessage {
         case .notification(var notification):
             notification.text = clean(notification.text)
             return .notification(notification)
+        case .activities(let activities):
+            return .activities(activities.map(\.sanitizedForDisplay))
         case .response(var response):
             switch response.body {
             case .hello: break
@@ -431,10 +443,21 @@ extension PluginMessage {
             case .confirm(.failure(let reason)): response.body = .confirm(.failure(reason: clean(reason)))
             case .confirm: break
             case .handle(let outcome): response.body = .handle(HandleOutcome(outcome.status, response: outcome.response.map(clean)))
+            case .activities(let activities): response.body = .activities(activities.map(\.sanitizedForDisplay))
             case .error(let message): response.body = .error(message: clean(message))
             }
             return .response(response)
         }
+    }
+}
+
+extension PluginActivity {
+    /// The activity with its title and names sanitized for display.
+    var sanitizedForDisplay: PluginActivity {
+        var activity = self
+        activity.title = DisplayText.sanitized(title)
+        activity.names = names.map(DisplayText.sanitized)
+        return activity
     }
 }
 

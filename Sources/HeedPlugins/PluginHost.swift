@@ -31,10 +31,16 @@ public actor PluginHost {
     public nonisolated let executableURL: URL
     /// The time and size limits.
     public nonisolated let limits: PluginLimits
+    /// The folder the plugin may keep its state in, passed as `HEED_PLUGIN_STATE_DIR`.
+    public nonisolated let stateDirectory: URL?
     /// What the plugin tells the user unasked, across restarts. Finishes at ``shutdown()``.
     public nonisolated let notifications: AsyncStream<PluginNotification>
+    /// The app's activities each time the plugin reports them unasked, across restarts. Finishes at
+    /// ``shutdown()``.
+    public nonisolated let activityReports: AsyncStream<[PluginActivity]>
 
     private let notificationContinuation: AsyncStream<PluginNotification>.Continuation
+    private let activityContinuation: AsyncStream<[PluginActivity]>.Continuation
     private let logger: Logger
     private var connection: PluginConnection?
     private var nextRequestID = 1
@@ -52,19 +58,28 @@ public actor PluginHost {
     ///   - manifest: The plugin's manifest.
     ///   - executableURL: The executable; usually `manifest.executableURL()`.
     ///   - limits: Time and size limits.
+    ///   - stateDirectory: The folder the plugin may keep its state in (created, mode 0700, when
+    ///     the plugin starts), passed to it as `HEED_PLUGIN_STATE_DIR`; `nil` passes none.
     ///   - logger: Receives the plugin's standard error (at info level) and the host's events.
-    public init(manifest: PluginManifest, executableURL: URL, limits: PluginLimits = .standard, logger: Logger) {
+    public init(
+        manifest: PluginManifest, executableURL: URL, limits: PluginLimits = .standard, stateDirectory: URL? = nil,
+        logger: Logger
+    ) {
         self.manifest = manifest
         self.executableURL = executableURL
         self.limits = limits
+        self.stateDirectory = stateDirectory
         self.logger = logger
         (notifications, notificationContinuation) = AsyncStream.makeStream(
             of: PluginNotification.self, bufferingPolicy: .bufferingNewest(256))
+        (activityReports, activityContinuation) = AsyncStream.makeStream(
+            of: [PluginActivity].self, bufferingPolicy: .bufferingNewest(16))
     }
 
     deinit {
         connection?.close(.shutDown, detail: "was shut down")
         notificationContinuation.finish()
+        activityContinuation.finish()
     }
 
     /// Whether the plugin process is running now.
@@ -121,6 +136,16 @@ public actor PluginHost {
         }
     }
 
+    /// Asks the plugin for its app's ongoing activities.
+    /// - Returns: The activities, or the failure (a plugin that does not know the request answers
+    ///   with an error), and the time taken.
+    public func activities() async -> PluginReply<[PluginActivity]> {
+        await perform(.activities) { body in
+            if case .activities(let activities) = body { return activities }
+            return nil
+        }
+    }
+
     /// Stops the plugin: sends `shutdown`, waits ``PluginLimits/shutdownGracePeriod``, then
     /// terminates it (`SIGTERM`) and, if it still runs, kills it (`SIGKILL`). Later operations
     /// fail with ``PluginFailure/Kind/shutDown``; ``notifications`` finishes.
@@ -140,6 +165,7 @@ public actor PluginHost {
             }
             connection = nil
             notificationContinuation.finish()
+            activityContinuation.finish()
         }
     }
 
@@ -235,11 +261,24 @@ public actor PluginHost {
         let name = manifest.displayName
         let started: PluginConnection
         do {
-            let continuation = notificationContinuation
+            let notifications = notificationContinuation
+            let activities = activityContinuation
+            var environment: [String: String] = [:]
+            if let stateDirectory {
+                try FileManager.default.createDirectory(
+                    at: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                environment["HEED_PLUGIN_STATE_DIR"] = stateDirectory.path
+            }
             started = try PluginConnection.launch(
-                executableURL: executableURL, arguments: manifest.arguments, appID: manifest.appID,
+                executableURL: executableURL, arguments: manifest.arguments, appID: manifest.appID, environment: environment,
                 maximumLineLength: limits.maximumLineLength, logger: logger,
-                onNotification: { continuation.yield($0) })
+                onUnsolicited: { message in
+                    switch message {
+                    case .notification(let notification): notifications.yield(notification)
+                    case .activities(let reported): activities.yield(reported)
+                    case .response: break
+                    }
+                })
         } catch {
             failuresInARow += 1
             restartNotBefore = .now + limits.initialRestartDelay

@@ -14,6 +14,10 @@ import HeedPluginProtocol
 /// use it to send every kind of reply through a real process), then normally once the lines run out.
 /// `leave-child` starts a `sleep` that holds the plugin's standard output, then exits at its first request.
 ///
+/// `activities APP-ID FILE` is app APP-ID and reports the activities in FILE (a JSON array of
+/// `PluginActivity`, read at every request); a control intent's handle answers "APP-ID did INTENT to
+/// ACTIVITY." so that routing tests see where it went.
+///
 /// `ignore-shutdown` ignores the shutdown request and SIGTERM. Other arguments change the start: `exit-at-start` exits before the handshake, `wrong-version`
 /// answers the handshake with protocol version 99. With a second argument (a file path) they
 /// happen only when that file does not exist yet, and create it: once, then normal.
@@ -49,6 +53,9 @@ struct FaultPlugin {
             : []
         if script.last == "" { script.removeLast() }
         let decoder = JSONDecoder()
+        let appID =
+            mode == "activities" && arguments.count > 2
+            ? arguments[2] : ProcessInfo.processInfo.environment["HEED_FAULT_APP_ID"] ?? "org.heed.fault"
         while let line = readLine() {
             guard let request = try? decoder.decode(PluginRequest.self, from: Data(line.utf8)) else { continue }
             let intent: PluginIntent
@@ -62,9 +69,17 @@ struct FaultPlugin {
                 exit(0)
             case .hello:
                 let header = PluginProtocolHeader(serializationVersion: wrongVersion ? 99 : 1)
-                let appID = ProcessInfo.processInfo.environment["HEED_FAULT_APP_ID"] ?? "org.heed.fault"
                 write(.response(PluginResponse(id: request.id, .hello(PluginHello(header: header, appID: appID, intents: ["ok"])))))
                 continue
+            case .activities where script.isEmpty:
+                // Mode `activities APP-ID FILE`: the activities in FILE (a JSON array of
+                // PluginActivity), read at each request so a test can change them; else none.
+                let text = mode == "activities" && arguments.count > 3 ? try? String(contentsOfFile: arguments[3], encoding: .utf8) : nil
+                let activities = text.flatMap { try? decoder.decode([PluginActivity].self, from: Data($0.utf8)) } ?? []
+                write(.response(PluginResponse(id: request.id, .activities(activities))))
+                continue
+            case .activities:
+                intent = PluginIntent(name: "activities")
             case .resolve(let value, _, _), .confirm(let value), .handle(let value):
                 intent = value
             }
@@ -110,9 +125,16 @@ struct FaultPlugin {
             let body: PluginResponse.Body
             switch request.body {
             case .resolve(let intent, let parameter, _):
-                body = .resolve(intent.parameters[parameter].map(ResolveOutcome.success) ?? .needsValue)
+                // The routing tests' apps take commands without naming a player.
+                body = .resolve(intent.parameters[parameter].map(ResolveOutcome.success) ?? (mode == "activities" ? .notRequired : .needsValue))
             case .confirm: body = .confirm(.ready)
-            default: body = .handle(.success("Done."))
+            default:
+                // A control intent says which app and activity it reached, for the routing tests.
+                if case .string(let activity) = intent.parameters["activity"] {
+                    body = .handle(.success("\(appID) did \(intent.name) to \(activity)."))
+                } else {
+                    body = .handle(.success("Done."))
+                }
             }
             write(.response(PluginResponse(id: request.id, body)))
         }
