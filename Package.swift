@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "heed-plugin-timer", targets: ["heed-plugin-timer"]),
         .executable(name: "heed-plugin-media", targets: ["heed-plugin-media"]),
         .executable(name: "heed-plugin-workout", targets: ["heed-plugin-workout"]),
+        .executable(name: "heed-plugin-mpris", targets: ["heed-plugin-mpris"]),
         .executable(name: "heed-plugin-notes", targets: ["heed-plugin-notes"]),
     ],
     dependencies: [
@@ -38,11 +39,12 @@ let package = Package(
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // C that Swift cannot write: sphinxbase's log callback is variadic.
         .target(name: "CHeedShims", dependencies: ["CPocketSphinx"]),
 
         .target(name: "HeedCore", swiftSettings: swiftSettings),
-        .target(name: "HeedIntents", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
+        .target(name: "HeedIntents", dependencies: ["HeedCore", "HeedPluginProtocol"], swiftSettings: swiftSettings),
         .target(name: "HeedAudio", dependencies: ["HeedCore", "CALSA", "CSpeexDSP"], swiftSettings: swiftSettings),
         // Plugins: the wire protocol (no dependencies), what plugin authors import, the C
         // helper over json-c, the host that runs plugins as child processes, the examples.
@@ -57,6 +59,7 @@ let package = Package(
         .executableTarget(name: "heed-plugin-timer", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-media", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-workout", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "heed-plugin-mpris", dependencies: ["HeedPluginKit", "CSystemd"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-notes", dependencies: ["CHeedPlugin"]),
         .executableTarget(name: "heed-fault-plugin", dependencies: ["HeedPluginProtocol"], swiftSettings: swiftSettings),
         .target(

@@ -14,6 +14,8 @@ packages=(
   libespeak-ng-dev espeak-ng                                                    # pronunciations, speech
   libspeexdsp-dev                                                               # noise suppression
   sox                                                                           # test and benchmark audio
+  libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus) for the MPRIS plugin
+  mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -59,7 +59,28 @@ public struct IntentCatalog: Sendable {
                 intent.compiledTemplates.map(\.expansion) + intent.parameters.compactMap(\.phraseExpansion)
             }
         )
-        self.init(intents: intents, rules: scope.rules)
+        self.init(intents: Self.sharingVocabularyCases(intents), rules: scope.rules)
+    }
+
+    /// The intents with each vocabulary type's fallback cases on every parameter of that type: a
+    /// type's cases are declared once, on any one parameter ("mediaPlayer" on pauseMedia's
+    /// `player`), and hold wherever the type is used.
+    static func sharingVocabularyCases(_ intents: [IntentDefinition]) -> [IntentDefinition] {
+        var cases: [String: [EnumerationCase]] = [:]
+        for parameter in intents.flatMap(\.parameters) {
+            if case .vocabulary(let type, let fallback) = parameter.type, !fallback.isEmpty, cases[type] == nil {
+                cases[type] = fallback
+            }
+        }
+        return intents.map { intent in
+            var intent = intent
+            for index in intent.parameters.indices {
+                if case .vocabulary(let type, let fallback) = intent.parameters[index].type, fallback.isEmpty, let shared = cases[type] {
+                    intent.parameters[index].type = .vocabulary(type: type, fallback: shared)
+                }
+            }
+            return intent
+        }
     }
 
     private init(intents: [IntentDefinition], rules: [LoadedRule]) {
@@ -109,6 +130,18 @@ public struct IntentCatalog: Sendable {
             }
         }
     }
+
+    /// The catalog as the listener uses it in a context: without the contextual intents
+    /// (``IntentDefinition/isContextual``) that are not active now.
+    /// - Parameter active: The contextual intents to keep: those an app with something going on handles.
+    /// - Returns: The catalog without the other contextual intents; `self` when none is left out.
+    public func inContext(_ active: Set<String>) -> IntentCatalog {
+        let kept = intents.filter { !$0.isContextual || active.contains($0.name) }
+        return kept.count == intents.count ? self : IntentCatalog(intents: kept, rules: rules)
+    }
+
+    /// The names of the contextual intents.
+    public var contextualIntents: Set<String> { Set(intents.filter(\.isContextual).map(\.name)) }
 
     /// Looks up an intent by name.
     /// - Parameter name: The intent's name.

@@ -1,4 +1,5 @@
 public import HeedCore
+public import HeedPluginProtocol
 /// One intent as an intent file defines it.
 public struct IntentDefinition: Sendable {
     /// The intent's name, unique across all loaded files, e.g. `setTimer`.
@@ -15,6 +16,13 @@ public struct IntentDefinition: Sendable {
     public var requiresConfirmation: Bool
     /// Response texts by key (`success`, `failure`, …), with `{parameter}` placeholders.
     public var responses: [String: String]
+    /// How Heed picks the app for this intent: by the intent (the one plugin that lists it), or by
+    /// what is going on (the app whose activity takes ``ActivityRouting/control`` now).
+    public var activityRouting: ActivityRouting?
+    /// Whether the intent's phrases are in the listener's grammar only while an app that handles it
+    /// has an activity ("louder", "skip", "snooze"): bare words that would otherwise be heard in
+    /// other talk.
+    public var isContextual: Bool
     /// Where the intent's `name` is written.
     public var location: SourceLocation
 
@@ -50,6 +58,25 @@ public struct IntentDefinition: Sendable {
         result += remainder
         return result.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
             .replacingSpaceBeforePunctuation()
+    }
+}
+
+/// How a control intent ("pause", "next track", "louder") finds its app: among the activities the
+/// apps that list the intent report now (``PluginActivity``), the one that takes the control.
+public struct ActivityRouting: Sendable, Hashable {
+    /// The control the intent performs; only activities that list it now are candidates.
+    public var control: PluginActivity.Control
+    /// Only activities of this kind are candidates (`media` for "pause the music"); `nil`: any.
+    public var kind: String?
+    /// The parameter that names the activity ("pause spotify"); when it has a value, only
+    /// activities called that are candidates.
+    public var target: String?
+
+    /// Creates a routing.
+    public init(control: PluginActivity.Control, kind: String? = nil, target: String? = nil) {
+        self.control = control
+        self.kind = kind
+        self.target = target
     }
 }
 

@@ -1,4 +1,5 @@
 import HeedCore
+import HeedPluginProtocol
 /// Reads one `intents/*.json` file into ``IntentDefinition``s, checking every name it uses.
 struct IntentFileReader {
     private let reader: JSONSchemaReader
@@ -29,7 +30,10 @@ struct IntentFileReader {
     }
 
     private func readIntent(_ node: JSONNode, domain: String) throws -> IntentDefinition {
-        let keys: Set<String> = ["name", "description", "parameters", "templates", "requiresConfirmation", "responses"]
+        let keys: Set<String> = [
+            "name", "description", "parameters", "templates", "requiresConfirmation", "responses", "control", "activityKind",
+            "target", "contextual",
+        ]
         let object = try reader.object(node, "an intent", allowedKeys: keys)
         let nameNode = try object.required("name")
         let name = try reader.string(nameNode, "'name'")
@@ -82,9 +86,41 @@ struct IntentFileReader {
             templates: templates.map(\.text),
             requiresConfirmation: try object.bool("requiresConfirmation", default: false),
             responses: responses,
+            activityRouting: try readRouting(object, parameters: parameters),
+            isContextual: try object.bool("contextual", default: false),
             location: nameNode.location,
             compiledTemplates: templates
         )
+    }
+
+    /// `control` (with `activityKind` and `target`): the intent goes to the app whose activity takes
+    /// the control now.
+    private func readRouting(_ object: JSONObject, parameters: [ParameterDefinition]) throws -> ActivityRouting? {
+        guard let controlNode = object["control"] else {
+            for key in ["activityKind", "target"] {
+                if let node = object[key] { throw reader.error("'\(key)' needs 'control': only control intents are routed by activity", at: node.location) }
+            }
+            return nil
+        }
+        let name = try reader.string(controlNode, "'control'")
+        guard let control = PluginActivity.Control(rawValue: name) else {
+            let known = PluginActivity.Control.allCases.map(\.rawValue).joined(separator: ", ")
+            throw reader.error("unknown control '\(name)'; the controls are \(known)", at: controlNode.location)
+        }
+        var target: String?
+        if let targetNode = object["target"] {
+            let parameterName = try reader.string(targetNode, "'target'")
+            guard let parameter = parameters.first(where: { $0.name == parameterName }) else {
+                throw reader.error("'target' names '\(parameterName)', which is not a parameter of this intent", at: targetNode.location)
+            }
+            switch parameter.type {
+            case .vocabulary, .enumeration, .phrase: break
+            default:
+                throw reader.error("'target' must name a text parameter (vocabulary, enumeration or phrase); '\(parameterName)' is \(parameter.type.name)", at: targetNode.location)
+            }
+            target = parameterName
+        }
+        return ActivityRouting(control: control, kind: try object.optionalString("activityKind"), target: target)
     }
 
     private func checkName(_ name: String, at node: JSONNode) throws {

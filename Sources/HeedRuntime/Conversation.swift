@@ -38,8 +38,9 @@ public enum ExpectedAnswer: Sendable, Hashable {
 
 /// One step of a conversation, as `heed run --json` prints it (one JSON object a line).
 public struct ConversationEvent: Sendable, Encodable {
-    /// `intent`, `authorization`, `resolve`, `prompt`, `answer`, `confirm`, `handle`, `response`,
-    /// `end`, and `notification` (`heed run --wait`).
+    /// `intent`, `route` (a control intent's activity: `app`, `text` its title, `values` every
+    /// candidate's title), `authorization`, `resolve`, `prompt`, `answer`, `confirm`, `handle`,
+    /// `response`, `end`, and `notification` (`heed run --wait`).
     public var event: String
     public var intent: String?
     public var parameters: [String: PluginValue]?
@@ -78,6 +79,8 @@ public struct ConversationResult: Sendable, Hashable {
         public static let unauthorized = Ending("unauthorized")
         /// No plugin handles the intent.
         public static let noHandler = Ending("noHandler")
+        /// A control intent ("pause") found nothing going on that takes it.
+        public static let noActivity = Ending("noActivity")
         /// Two plugins claim the app id or the intent; Heed dispatches to neither.
         public static let conflict = Ending("conflict")
         /// The user said cancel, declined, or did not answer.
@@ -116,8 +119,13 @@ public actor Dispatcher {
     private let pluginLimits: PluginLimits
     private let logger: Logger
     private var hosts: [String: PluginHost] = [:]
-    /// The app the last dispatch went to: generic start, stop, pause and resume go there.
-    private var activeApp: String?
+    /// What each app reported going on, last time it said (asked, or unasked).
+    private var activities: [String: [PluginActivity]] = [:]
+    private var activityWatchers: [String: Task<Void, Never>] = [:]
+    private let activityContinuation: AsyncStream<[AppActivity]>.Continuation
+    /// Everything going on, each time an app reports a change (the listener's context grammar
+    /// follows it).
+    public nonisolated let activityChanges: AsyncStream<[AppActivity]>
 
     /// Creates a dispatcher.
     ///
@@ -150,20 +158,94 @@ public actor Dispatcher {
         self.limits = limits
         self.pluginLimits = pluginLimits
         self.logger = logger
+        (activityChanges, activityContinuation) = AsyncStream.makeStream(of: [AppActivity].self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// The plugin that handles an intent: the one that lists it, or for the generic control
-    /// intents the active app when it lists them.
+    /// The plugin that handles an intent routed by intent: the one that lists it.
     public func handler(for intent: String) -> PluginManifest? {
-        if let active = activeApp, let manifest = manifests.first(where: { $0.appID == active }), manifest.intents.contains(intent) {
-            return manifest
+        manifests.sorted { $0.appID < $1.appID }.first { $0.intents.contains(intent) }
+    }
+
+    /// Everything going on now, as last reported by each app.
+    public var currentActivities: [AppActivity] {
+        activities.sorted { $0.key < $1.key }.flatMap { appID, list in list.map { AppActivity(appID: appID, activity: $0) } }
+    }
+
+    /// Asks the plugin of every app that handles `intent` (and is not denied or restricted) what is
+    /// going on, all at once. A plugin that fails to answer counts as having nothing going on.
+    public func refreshActivities(handling intent: String) async -> [AppActivity] {
+        let asked = await refreshActivities(of: manifests.filter { $0.intents.contains(intent) })
+        return currentActivities.filter { asked.contains($0.appID) }
+    }
+
+    /// Asks these apps' plugins what is going on, all at once, leaving out apps that are denied or
+    /// restricted. Returns the apps asked.
+    @discardableResult
+    private func refreshActivities(of candidates: [PluginManifest]) async -> Set<String> {
+        let asked = candidates.filter { manifest in
+            let status = try? authorization.status(of: manifest)
+            return status == .authorized || status == .notDetermined
         }
-        return manifests.sorted { $0.appID < $1.appID }.first { $0.intents.contains(intent) }
+        let hostsByApp = asked.map { ($0.appID, host(for: $0)) }
+        let replies = await withTaskGroup(of: (String, PluginReply<[PluginActivity]>).self) { group in
+            for (appID, host) in hostsByApp { group.addTask { (appID, await host.activities()) } }
+            var replies: [(String, PluginReply<[PluginActivity]>)] = []
+            for await reply in group { replies.append(reply) }
+            return replies
+        }
+        for (appID, reply) in replies {
+            switch reply.result {
+            case .success(let list): record(Self.valid(list), from: appID)
+            case .failure(let failure):
+                logger.info("no activities", metadata: ["plugin": "\(appID)", "reason": "\(failure.reason)"])
+                record([], from: appID)
+            }
+        }
+        return Set(asked.map(\.appID))
+    }
+
+    /// The contextual intents that are active now: those that an app with something going on
+    /// handles — for a control intent, only when one of its activities takes the control.
+    public func activeContextualIntents() -> Set<String> {
+        var active = Set<String>()
+        for name in catalog.contextualIntents {
+            let routing = catalog.intent(named: name)?.activityRouting
+            for manifest in manifests where manifest.intents.contains(name) {
+                let going = activities[manifest.appID] ?? []
+                if going.contains(where: { activity in routing.map { ActivityRouter.fits(activity, routing: $0, target: nil) } ?? true }) {
+                    active.insert(name)
+                }
+            }
+        }
+        return active
+    }
+
+    /// Asks every app that handles a contextual intent what is going on (``refreshActivities(handling:)``)
+    /// and returns the contextual intents active now.
+    public func refreshContext() async -> Set<String> {
+        let contextual = catalog.contextualIntents
+        await refreshActivities(of: manifests.filter { !contextual.isDisjoint(with: $0.intents) })
+        return activeContextualIntents()
+    }
+
+    /// At most 64 activities with distinct, non-empty ids of at most 256 bytes; the rest of a
+    /// plugin's list is dropped.
+    static func valid(_ list: [PluginActivity]) -> [PluginActivity] {
+        var seen = Set<String>()
+        return Array(list.filter { !$0.id.isEmpty && $0.id.utf8.count <= 256 && seen.insert($0.id).inserted }.prefix(64))
+    }
+
+    private func record(_ list: [PluginActivity], from appID: String) {
+        guard activities[appID] ?? [] != list else { return }
+        activities[appID] = list.isEmpty ? nil : list
+        activityContinuation.yield(currentActivities)
     }
 
     /// Why an intent goes to no plugin although plugins claim it: two plugins claim the app id of a
     /// plugin that handles it, or two apps claim the intent. `nil` when at most one plugin does.
     public func conflict(for intent: String) -> String? {
+        // Several apps may take a control intent; what is going on picks one.
+        if catalog.intent(named: intent)?.activityRouting != nil { return nil }
         let duplicated = duplicates.filter { $0.intents.contains(intent) }
         if let appID = duplicated.first?.appID {
             let folders = duplicates.filter { $0.appID == appID }.map(\.directory.path)
@@ -205,14 +287,22 @@ public actor Dispatcher {
         guard let definition = catalog.intent(named: conversation.match.intent) else {
             return await conversation.end(.noHandler, "Heed has no intent named \(conversation.match.intent).")
         }
-        if let conflict = conflict(for: definition.name) { return await conversation.end(.conflict, conflict) }
-        guard let manifest = handler(for: definition.name) else {
-            return await conversation.end(.noHandler, "No installed app handles \(definition.name).")
+        let manifest: PluginManifest
+        if let routing = definition.activityRouting {
+            switch await route(definition, routing, &conversation) {
+            case .success(let chosen): manifest = chosen
+            case .failure(let ending): return ending.result
+            }
+        } else {
+            if let conflict = conflict(for: definition.name) { return await conversation.end(.conflict, conflict) }
+            guard let handler = handler(for: definition.name) else {
+                return await conversation.end(.noHandler, "No installed app handles \(definition.name).")
+            }
+            manifest = handler
         }
         if let refusal = await authorize(manifest, &conversation) { return refusal }
         conversation.app = manifest
         let host = host(for: manifest)
-        activeApp = manifest.appID
 
         for parameter in definition.parameters {
             if let ending = await resolve(parameter, of: definition, with: host, &conversation) { return ending }
@@ -261,6 +351,59 @@ public actor Dispatcher {
             case .failure: return await conversation.end(.failure, message)
             }
         }
+    }
+
+    /// A conversation's end, as an error so that a step can return it in a `Result`.
+    struct Ended: Error { var result: ConversationResult }
+
+    /// Picks the app of a control intent by what is going on (``ActivityRouter``), asking the user
+    /// when nothing decides, and puts the activity's id in the intent's `activity` parameter.
+    private func route<User: ConversationUser>(
+        _ definition: IntentDefinition, _ routing: ActivityRouting, _ conversation: inout Conversation<User>
+    ) async -> Result<PluginManifest, Ended> {
+        let going = await refreshActivities(handling: definition.name)
+        let target = routing.target.flatMap { conversation.parameters[$0]?.spokenText }
+        let chosen: AppActivity
+        var event = ConversationEvent("route")
+        switch ActivityRouter.choose(among: going, for: routing, target: target) {
+        case .none:
+            let message = definition.response("noActivity", values: conversation.typedValues(of: definition))
+                ?? ActivityRouter.nothingFits(routing)
+            event.outcome = "none"
+            conversation.events(event)
+            return .failure(Ended(result: await conversation.end(.noActivity, message)))
+        case .one(let activity):
+            chosen = activity
+        case .ask(let candidates):
+            let names = ActivityRouter.optionNames(candidates) { appID in
+                manifests.first { $0.appID == appID }?.displayName ?? appID
+            }
+            event.outcome = "disambiguation"
+            event.values = names.map(PluginValue.string)
+            conversation.events(event)
+            event = ConversationEvent("route")
+            var picked: Int?
+            while picked == nil {
+                guard !conversation.turnsExhausted else {
+                    return .failure(Ended(result: await conversation.end(.unresolved, "That took too many turns; please start again.")))
+                }
+                guard let answer = await conversation.ask("Which one: \(Self.list(names, conjunction: "or"))?", expecting: .choice(names)) else {
+                    return .failure(Ended(result: await conversation.end(.cancelled, "Cancelled.")))
+                }
+                picked = Self.choice(answer, among: names)
+                if picked == nil { await conversation.tell("Sorry, I didn't get which one.") }
+            }
+            chosen = candidates[picked!]
+        }
+        guard let manifest = manifests.first(where: { $0.appID == chosen.appID }) else {
+            return .failure(Ended(result: await conversation.end(.noHandler, "No installed app handles \(definition.name).")))
+        }
+        event.outcome = "success"
+        event.app = chosen.appID
+        event.text = chosen.activity.title
+        conversation.events(event)
+        conversation.parameters["activity"] = .string(chosen.activity.id)
+        return .success(manifest)
     }
 
     /// The authorization gate. Returns the ending when the app may not be dispatched to.
@@ -426,8 +569,16 @@ public actor Dispatcher {
 
     private func host(for manifest: PluginManifest) -> PluginHost {
         if let host = hosts[manifest.appID] { return host }
-        let host = PluginHost(manifest: manifest, executableURL: manifest.executableURL(), limits: pluginLimits, logger: logger)
+        let host = PluginHost(
+            manifest: manifest, executableURL: manifest.executableURL(), limits: pluginLimits,
+            stateDirectory: authorization.stateDirectory.appendingPathComponent("plugins", isDirectory: true)
+                .appendingPathComponent(manifest.appID, isDirectory: true),
+            logger: logger)
         hosts[manifest.appID] = host
+        let appID = manifest.appID
+        activityWatchers[appID] = Task { [weak self] in
+            for await reported in host.activityReports { await self?.record(Self.valid(reported), from: appID) }
+        }
         return host
     }
 
@@ -469,7 +620,10 @@ public actor Dispatcher {
     /// Stops every plugin process.
     public func shutdown() async {
         for host in hosts.values { await host.shutdown() }
+        for watcher in activityWatchers.values { watcher.cancel() }
         hosts = [:]
+        activityWatchers = [:]
+        activityContinuation.finish()
     }
 
     /// The index of the option the answer names: by its words, or by position ("the second one").

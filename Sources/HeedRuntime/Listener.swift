@@ -10,7 +10,8 @@ import Synchronization
 /// One thing the listener noticed or did, as `heed listen --json` prints it (one object a line).
 public struct ListenerEvent: Sendable, Encodable {
     /// `listening`, `speechStarted`, `partial`, `speechEnded`, `final`, `wake`, `activated`,
-    /// `ignored`, `intent` (with `--dry-run`), `speech` (a text spoken or not), `vocabulary`,
+    /// `ignored`, `intent` (with `--dry-run`), `speech` (a text spoken or not), `vocabulary`, `context`
+    /// (the contextual intents in the grammar changed; `text` lists them),
     /// `latency`, `stopped`.
     public var event: String
     /// Seconds of audio since listening started.
@@ -112,6 +113,11 @@ public actor Listener {
     private let recognizer: PocketSphinxRecognizer
     private let speaker: (any AudioSink)?
     private let catalog: IntentCatalog
+    /// The catalog without the contextual intents that are not active (``IntentCatalog/inContext(_:)``):
+    /// what the command grammar and the parser are built from.
+    private var activeCatalog: IntentCatalog
+    /// The contextual intents in the command grammar now.
+    private var context: Set<String> = []
     private let vocabularyStore: VocabularyStore?
     private var vocabulary: VocabularySnapshot
     private var parser: IntentParser
@@ -132,6 +138,8 @@ public actor Listener {
     private final class Signals: Sendable {
         let stop = Atomic<Bool>(false)
         let presses = Atomic<Int>(0)
+        /// The contextual intents active now, as the dispatcher last said; `nil` until it has.
+        let context = Mutex<Set<String>?>(nil)
     }
 
     /// Creates a listener.
@@ -140,7 +148,9 @@ public actor Listener {
     ///   - source: the microphone or a file; the listener owns it from now on.
     ///   - recognizer: a recognizer whose active grammar is the command grammar.
     ///   - speaker: where spoken responses go; `nil` never speaks.
-    ///   - catalog: the intents the command grammar was compiled from.
+    ///   - catalog: the intents; the command grammar the recognizer has was compiled from them
+    ///     without their contextual intents (`catalog.inContext([])`), and follows what is going on
+    ///     from then on.
     ///   - vocabulary: the registered vocabulary the grammar was built with.
     ///   - vocabularyStore: re-read when it changes, to rebuild the grammar without a restart.
     ///   - dispatcher: carries intents to plugins; `nil` only reports them (`--dry-run`).
@@ -166,9 +176,10 @@ public actor Listener {
         self.commandGrammar = recognizer.activeGrammar
         self.speaker = speaker
         self.catalog = catalog
+        self.activeCatalog = catalog.inContext([])
         self.vocabulary = vocabulary
         self.vocabularyStore = vocabularyStore
-        self.parser = catalog.parser(vocabulary: vocabulary.terms)
+        self.parser = activeCatalog.parser(vocabulary: vocabulary.terms)
         self.dispatcher = dispatcher
         self.authorization = authorization
         self.configuration = configuration
@@ -193,19 +204,37 @@ public actor Listener {
     /// - Throws: ``AudioError`` when the audio source fails, ``RecognizerError`` when decoding fails.
     public func run() async throws {
         if case .wakePhrase(let phrase, _) = configuration.activation {
-            let commands = try catalog.recognitionGrammar(
+            let commands = try activeCatalog.recognitionGrammar(
                 vocabulary: vocabulary.terms, dictionaryPath: recognizer.dictionaryPath,
                 additionalPronunciations: vocabulary.additionalPronunciations)
             try loadWakeGrammar(phrase, commands: commands)
         }
         await dispatcher?.prepare()
+        if let dispatcher {
+            let active = await dispatcher.refreshContext()
+            signals.context.withLock { $0 = active }
+        }
         var listening = ListenerEvent("listening", time: 0)
         listening.mode = configuration.activation.name
         listening.text = source.name
         send(listening)
         defer { send(ListenerEvent("stopped", time: endpointer.position)) }
         do {
-            try await listen()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let dispatcher {
+                    // What is going on changes the context grammar: note it for the loop, which
+                    // rebuilds the grammar between utterances.
+                    let signals = self.signals
+                    group.addTask {
+                        for await _ in dispatcher.activityChanges {
+                            let active = await dispatcher.activeContextualIntents()
+                            signals.context.withLock { $0 = active }
+                        }
+                    }
+                }
+                try await listen()
+                group.cancelAll()
+            }
         } catch {
             await dispatcher?.shutdown()
             throw error
@@ -269,7 +298,7 @@ public actor Listener {
             if let timeout, !endpointer.inSpeech, endpointer.position - started > timeout { return .timedOut }
             if !endpointer.inSpeech, purpose != .answer, endpointer.position - lastVocabularyCheck >= 1 {
                 lastVocabularyCheck = endpointer.position
-                refreshVocabulary()
+                refreshGrammar()
             }
             var chunk: [Int16] = []
             if let maximum = configuration.maximumSeconds, endpointer.position >= maximum {
@@ -576,15 +605,20 @@ public actor Listener {
         }
     }
 
-    // MARK: Vocabulary
+    // MARK: Vocabulary and context
 
-    /// Rebuilds the command grammar when the registered vocabulary changed on disk.
+    /// Rebuilds the command grammar when the registered vocabulary changed on disk (a `vocabulary`
+    /// event) or what is going on changed which contextual intents are active (a `context` event,
+    /// its `text` the active contextual intents).
     ///
     /// The event's `milliseconds` time each stage: reading the store, the word automaton,
     /// loading it into the recognizer, the parser.
-    private func refreshVocabulary() {
-        guard let store = vocabularyStore, store.hasChanged(since: vocabulary) else { return }
-        var event = ListenerEvent("vocabulary", time: endpointer.position)
+    private func refreshGrammar() {
+        let vocabularyChanged = vocabularyStore.map { $0.hasChanged(since: vocabulary) } ?? false
+        let newContext = signals.context.withLock { $0 } ?? context
+        guard vocabularyChanged || newContext != context else { return }
+        let store = vocabularyChanged ? vocabularyStore : nil
+        var event = ListenerEvent(vocabularyChanged ? "vocabulary" : "context", time: endpointer.position)
         var timings: [String: Double] = [:]
         var stage = ContinuousClock.now
         func lap(_ name: String) {
@@ -594,10 +628,11 @@ public actor Listener {
         }
         let started = stage
         do {
-            let snapshot = try store.snapshot()
+            let snapshot = try store?.snapshot() ?? vocabulary
             lap("store")
+            let contextCatalog = newContext == context ? activeCatalog : catalog.inContext(newContext)
             recognizer.addPronunciations(snapshot.additionalPronunciations)
-            let grammar = try catalog.recognitionGrammar(
+            let grammar = try contextCatalog.recognitionGrammar(
                 vocabulary: snapshot.terms, dictionaryPath: recognizer.dictionaryPath,
                 additionalPronunciations: snapshot.additionalPronunciations)
             lap("automaton")
@@ -608,15 +643,22 @@ public actor Listener {
             }
             try recognizer.loadGrammar(grammar)
             lap("recognizer")
-            let newParser = catalog.parser(vocabulary: snapshot.terms)
+            let newParser = contextCatalog.parser(vocabulary: snapshot.terms)
             lap("parser")
             parser = newParser
-            vocabulary = snapshot
-            dispatcherVocabularyIsStale = true
-            event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
+            activeCatalog = contextCatalog
+            context = newContext
+            if let store {
+                vocabulary = snapshot
+                dispatcherVocabularyIsStale = true
+                event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
+            } else {
+                event.text = newContext.sorted().joined(separator: " ")
+            }
         } catch {
-            vocabulary.stamp = store.changeStamp()
-            event.reason = "the new vocabulary cannot be used; keeping the old one: \(error)"
+            if let store { vocabulary.stamp = store.changeStamp() }
+            context = newContext
+            event.reason = "the new grammar cannot be used; keeping the old one: \(error)"
         }
         timings["rebuild"] = (ContinuousClock.now - started).milliseconds
         event.milliseconds = timings

@@ -48,7 +48,24 @@ struct PronunciationDictionary {
                 lineStart = lineEnd + 1
             }
         }
+        let found = Set(entries.map(\.word))
+        for word in words.sorted() where !found.contains(word) {
+            if let phones = Self.supplement[word] { entries.append((word, phones)) }
+        }
     }
+
+    /// Words people say to a voice assistant that `cmudict-en-us.dict` lacks, for any dictionary
+    /// that lacks them too: the shipped intents use them. A word the dictionary has keeps the
+    /// dictionary's pronunciation.
+    static let supplement: [String: String] = [
+        "unpause": "AH N P AO Z",
+        "unmute": "AH N M Y UW T",
+        "rhythmbox": "R IH DH AH M B AA K S",
+        "lollypop": "L AA L IY P AA P",
+        "podcasts": "P AO D K AE S T S",
+        "mpv": "EH M P IY V IY",
+        "vlc": "V IY EH L S IY",
+    ]
 
     /// The words of `words` that have no entry.
     func missing(from words: some Sequence<String>) -> [String] {

@@ -16,16 +16,68 @@ struct GrammarCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the JSGF grammar that the recognizer uses for the intents.",
             discussion: """
+                With --stats, the size of what the recognizer searches instead: the word \
+                automaton's states, arcs and words, with registered vocabulary, for the grammar \
+                the listener uses when nothing is going on (no contextual intents) and with \
+                every contextual intent ("louder", "skip") active.
+
                 Examples:
                   heed grammar show
                   heed grammar show --intents intents/examples/coffee.json
+                  heed grammar show --stats
                 """
         )
 
         @OptionGroup var intents: IntentOptions
+        @OptionGroup var plugins: PluginOptions
+        @OptionGroup var vocabulary: VocabularyOptions
+
+        @Flag(help: "Print the size of the recognizer's grammar (states, arcs, words) instead of the JSGF.")
+        var stats = false
+
+        @Flag(help: "With --stats: print one JSON object.")
+        var json = false
 
         func run() throws {
-            print(try intents.loadCatalog(defaultIntents: ["intents"]).grammar().jsgf, terminator: "")
+            let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+            guard stats else {
+                print(catalog.grammar().jsgf, terminator: "")
+                return
+            }
+            let terms = try vocabulary.snapshot(pluginFolders: plugins.searchFolders).terms
+            let sizes = [
+                GrammarSize(context: "idle", catalog: catalog.inContext([]), vocabulary: terms),
+                GrammarSize(context: "all", catalog: catalog, vocabulary: terms),
+            ]
+            if json {
+                print(try jsonLine(["grammars": sizes]))
+            } else {
+                for size in sizes { print(size.description) }
+            }
+        }
+    }
+
+    /// The size of one grammar the recognizer searches.
+    struct GrammarSize: Encodable, CustomStringConvertible {
+        /// `idle`: without contextual intents; `all`: with every one.
+        var context: String
+        var intents: Int
+        var states: Int
+        var arcs: Int
+        var words: Int
+
+        init(context: String, catalog: IntentCatalog, vocabulary: [String: [String]]) {
+            let automaton = catalog.automaton(vocabulary: vocabulary)
+            self.context = context
+            intents = catalog.intents.count
+            states = automaton.stateCount
+            arcs = automaton.arcs.count
+            words = automaton.words.count
+        }
+
+        var description: String {
+            let name = context == "idle" ? "nothing going on (no contextual intents)" : "every contextual intent active"
+            return "\(name): \(intents) intents, \(states) states, \(arcs) arcs, \(words) words"
         }
     }
 

@@ -160,7 +160,7 @@ struct Listen: AsyncParsableCommand {
         let phrase = (wakePhrase ?? settings.wakePhrase ?? "hey heed").lowercased()
         if checkWakePhrase || activation == "wake" {
             let judgement = try WakePhraseJudgement.judge(
-                phrase, commands: catalog.automaton(vocabulary: registered.terms), pronouncer: Pronouncer(dictionaryPath: recognizer.dictionary))
+                phrase, commands: catalog.inContext([]).automaton(vocabulary: registered.terms), pronouncer: Pronouncer(dictionaryPath: recognizer.dictionary))
             if checkWakePhrase {
                 print(json ? try jsonLine(WakePhraseReport(judgement)) : WakePhraseReport(judgement).description)
                 if !judgement.warnings.isEmpty { throw ExitCode.failure }
@@ -168,7 +168,8 @@ struct Listen: AsyncParsableCommand {
             }
             for warning in judgement.warnings { printError("heed: warning: the wake phrase \"\(phrase)\": \(warning)") }
         }
-        let speechRecognizer = try recognizer.makeRecognizer(catalog: catalog, vocabulary: registered)
+        // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
+        let speechRecognizer = try recognizer.makeRecognizer(catalog: catalog.inContext([]), vocabulary: registered)
         let logger = Logger(label: "heed")
 
         let source: any AudioSource

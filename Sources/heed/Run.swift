@@ -90,25 +90,24 @@ struct Run: AsyncParsableCommand {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         bootstrapLogging(verbose: verbose)
         let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders)
-        guard let text = try heard(catalog: catalog, vocabulary: registered) else { throw ExitCode.failure }
-        guard let match = catalog.parser(vocabulary: registered.terms).parse(text).first else {
+        let dispatcher = try dryRun ? nil : makeDispatcher(catalog: catalog, vocabulary: registered)
+        // A recording is heard as the listener would hear it now: contextual phrases ("louder")
+        // only while something they are for is going on.
+        let context = audio == nil ? catalog : catalog.inContext(await dispatcher?.refreshContext() ?? [])
+        guard let text = try heard(catalog: context, vocabulary: registered) else {
+            await dispatcher?.shutdown()
+            throw ExitCode.failure
+        }
+        guard let match = context.parser(vocabulary: registered.terms).parse(text).first else {
+            await dispatcher?.shutdown()
             if json { print("{\"event\":\"intent\",\"intent\":null}") }
             printError("heed: no intent matches \"\(text)\"")
             throw ExitCode.failure
         }
-        if dryRun {
+        guard let dispatcher else {
             print(json ? try jsonLine(match) : IntentDescription(match).text)
             return
         }
-        let installed = try plugins.installedPlugins()
-        let dispatcher = Dispatcher(
-            catalog: catalog,
-            vocabulary: registered.terms,
-            manifests: installed.manifests,
-            duplicates: installed.duplicates,
-            authorization: try plugins.authorizationStore(),
-            logger: Logger(label: "heed")
-        )
         let user = TerminalUser(answers: answers, quiet: json)
         let printJSON = json
         let result = await dispatcher.dispatch(match, user: user) { event in
@@ -131,6 +130,18 @@ struct Run: AsyncParsableCommand {
 }
 
 extension Run {
+    private func makeDispatcher(catalog: IntentCatalog, vocabulary: VocabularySnapshot) throws -> Dispatcher {
+        let installed = try plugins.installedPlugins()
+        return Dispatcher(
+            catalog: catalog,
+            vocabulary: vocabulary.terms,
+            manifests: installed.manifests,
+            duplicates: installed.duplicates,
+            authorization: try plugins.authorizationStore(),
+            logger: Logger(label: "heed")
+        )
+    }
+
     /// The command's words: TEXT, or what the recognizer heard in `--audio` (with the registered
     /// vocabulary); `nil` when rejected.
     private func heard(catalog: IntentCatalog, vocabulary: VocabularySnapshot) throws -> String? {

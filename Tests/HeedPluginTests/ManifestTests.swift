@@ -115,7 +115,7 @@ struct ManifestTests {
         let discovery = PluginCatalog.discover(
             in: [root, Fixtures.pluginsDirectory, root.appendingPathComponent("missing")])
         // Two plugins claim org.x.good: neither is used, and each is reported naming the other.
-        #expect(discovery.manifests.map(\.appID) == ["org.heed.media", "org.heed.notes", "org.heed.timer", "org.heed.workout"])
+        #expect(discovery.manifests.map(\.appID) == ["org.heed.media", "org.heed.mpris", "org.heed.notes", "org.heed.timer", "org.heed.workout"])
         #expect(discovery.duplicates.map(\.directory.lastPathComponent) == ["a-good", "c-dup"])
         #expect(discovery.errors.count == 3)
         let messages = discovery.errors.map(\.description)

@@ -381,7 +381,7 @@ struct AuthorizationCommandLineTests {
         #expect(result.status == 0, "\(result.error)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
         let byID = Dictionary(uniqueKeysWithValues: rows.compactMap { row in (row["appId"] as? String).map { ($0, row) } })
-        #expect(Set(byID.keys) == ["org.heed.media", "org.heed.notes", "org.heed.timer", "org.heed.workout"])
+        #expect(Set(byID.keys) == ["org.heed.media", "org.heed.mpris", "org.heed.notes", "org.heed.timer", "org.heed.workout"])
         #expect(byID["org.heed.timer"]?["status"] as? String == "authorized")
         #expect(byID["org.heed.timer"]?["speechPermission"] as? String == "granted")
         #expect(byID["org.heed.notes"]?["status"] as? String == "restricted")
