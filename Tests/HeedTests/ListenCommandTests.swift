@@ -19,6 +19,8 @@ struct ListenCommandTests {
         var data: String { url.appendingPathComponent("data").path }
         var config: String { url.appendingPathComponent("config.json").path }
         let seconds: Double
+        /// More environment for `heed` (a session bus).
+        var environment: [String: String] = [:]
 
         init(input: [Int16], spokenResponses: Bool = false) throws {
             url = try Fixtures.temporaryDirectory()
@@ -49,7 +51,7 @@ struct ListenCommandTests {
         func heed(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
             try Fixtures.run(
                 Fixtures.heedBinary, arguments + options(for: arguments.first ?? ""), in: Fixtures.packageRoot,
-                environment: ["HOME": url.path])
+                environment: environment.merging(["HOME": url.path]) { $1 })
         }
 
         /// Listens to the whole input (the file plugin has no end: `--max-seconds` stops it).
