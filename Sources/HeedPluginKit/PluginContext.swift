@@ -29,6 +29,17 @@ public struct PluginContext: Sendable {
         output.write(.activities(activities))
     }
 
+    /// Registers the strings of one of the app's vocabulary types (declared in its manifest), as
+    /// SiriKit's `setVocabularyStrings(_:of:)`: the whole list, most important first, replacing the
+    /// one before. Heed keeps it only while the app is authorized, and the listener hears the new
+    /// words from its next utterance on.
+    /// - Parameters:
+    ///   - terms: The strings, e.g. the names of the players running.
+    ///   - type: The vocabulary type, e.g. `mediaPlayer`.
+    public func setVocabulary(_ terms: [String], type: String) {
+        output.write(.vocabulary(type: type, terms: terms))
+    }
+
     /// Tells the user something unasked: Heed shows and speaks `text`.
     /// - Parameters:
     ///   - text: A sentence for the user, e.g. "Your pasta timer is done."

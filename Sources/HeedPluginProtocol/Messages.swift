@@ -253,16 +253,19 @@ public struct PluginNotification: Sendable, Hashable {
     }
 }
 
-/// One line a plugin writes on its standard output: a reply, a notification, or its activities
-/// reported unasked (an `activities` message without an id) whenever they change.
+/// One line a plugin writes on its standard output: a reply, a notification, its activities
+/// reported unasked (an `activities` message without an id) whenever they change, or the strings
+/// of one of its vocabulary types (`vocabulary`), as SiriKit's `setVocabularyStrings` registers them.
 public enum PluginMessage: Sendable, Hashable, Codable {
     case response(PluginResponse)
     case notification(PluginNotification)
     case activities([PluginActivity])
+    /// The whole list of one vocabulary type of the plugin's app, most important first.
+    case vocabulary(type: String, terms: [String])
 
     private enum CodingKeys: String, CodingKey {
         case id, type, serializationVersion, appId, intents, outcome, value, values, reason, response, message,
-            text, intent, event, activities
+            text, intent, event, activities, vocabularyType, terms
     }
 
     public init(from decoder: any Decoder) throws {
@@ -275,6 +278,11 @@ public enum PluginMessage: Sendable, Hashable, Codable {
                     intent: try container.decodeIfPresent(String.self, forKey: .intent),
                     event: try container.decodeIfPresent(String.self, forKey: .event)
                 ))
+            return
+        }
+        if type == "vocabulary" {
+            self = .vocabulary(
+                type: try container.decode(String.self, forKey: .vocabularyType), terms: try container.decode([String].self, forKey: .terms))
             return
         }
         if type == "activities", !container.contains(.id) {
@@ -340,6 +348,10 @@ public enum PluginMessage: Sendable, Hashable, Codable {
         case .activities(let activities):
             try container.encode("activities", forKey: .type)
             try container.encode(activities, forKey: .activities)
+        case .vocabulary(let type, let terms):
+            try container.encode("vocabulary", forKey: .type)
+            try container.encode(type, forKey: .vocabularyType)
+            try container.encode(terms, forKey: .terms)
         case .response(let response):
             try container.encode(response.id, forKey: .id)
             switch response.body {

@@ -432,6 +432,9 @@ extension PluginMessage {
             return .notification(notification)
         case .activities(let activities):
             return .activities(activities.map(\.sanitizedForDisplay))
+        case .vocabulary:
+            // Checked and stored by the vocabulary store, which refuses control characters.
+            return self
         case .response(var response):
             switch response.body {
             case .hello: break

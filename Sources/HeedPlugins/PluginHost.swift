@@ -35,12 +35,12 @@ public actor PluginHost {
     public nonisolated let stateDirectory: URL?
     /// What the plugin tells the user unasked, across restarts. Finishes at ``shutdown()``.
     public nonisolated let notifications: AsyncStream<PluginNotification>
-    /// The app's activities each time the plugin reports them unasked, across restarts. Finishes at
-    /// ``shutdown()``.
-    public nonisolated let activityReports: AsyncStream<[PluginActivity]>
+    /// What the plugin reports unasked besides notifications, across restarts: its app's activities
+    /// (`.activities`) and the strings of its vocabulary types (`.vocabulary`). Finishes at ``shutdown()``.
+    public nonisolated let reports: AsyncStream<PluginMessage>
 
     private let notificationContinuation: AsyncStream<PluginNotification>.Continuation
-    private let activityContinuation: AsyncStream<[PluginActivity]>.Continuation
+    private let reportContinuation: AsyncStream<PluginMessage>.Continuation
     private let logger: Logger
     private var connection: PluginConnection?
     private var nextRequestID = 1
@@ -72,14 +72,13 @@ public actor PluginHost {
         self.logger = logger
         (notifications, notificationContinuation) = AsyncStream.makeStream(
             of: PluginNotification.self, bufferingPolicy: .bufferingNewest(256))
-        (activityReports, activityContinuation) = AsyncStream.makeStream(
-            of: [PluginActivity].self, bufferingPolicy: .bufferingNewest(16))
+        (reports, reportContinuation) = AsyncStream.makeStream(of: PluginMessage.self, bufferingPolicy: .bufferingNewest(64))
     }
 
     deinit {
         connection?.close(.shutDown, detail: "was shut down")
         notificationContinuation.finish()
-        activityContinuation.finish()
+        reportContinuation.finish()
     }
 
     /// Whether the plugin process is running now.
@@ -165,7 +164,7 @@ public actor PluginHost {
             }
             connection = nil
             notificationContinuation.finish()
-            activityContinuation.finish()
+            reportContinuation.finish()
         }
     }
 
@@ -262,7 +261,7 @@ public actor PluginHost {
         let started: PluginConnection
         do {
             let notifications = notificationContinuation
-            let activities = activityContinuation
+            let reports = reportContinuation
             var environment: [String: String] = [:]
             if let stateDirectory {
                 try FileManager.default.createDirectory(
@@ -275,7 +274,7 @@ public actor PluginHost {
                 onUnsolicited: { message in
                     switch message {
                     case .notification(let notification): notifications.yield(notification)
-                    case .activities(let reported): activities.yield(reported)
+                    case .activities, .vocabulary: reports.yield(message)
                     case .response: break
                     }
                 })

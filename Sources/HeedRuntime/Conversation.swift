@@ -115,6 +115,7 @@ public actor Dispatcher {
     private let manifests: [PluginManifest]
     private let duplicates: [PluginManifest]
     private let authorization: AuthorizationStore
+    private let vocabularyStore: VocabularyStore?
     private let limits: ConversationLimits
     private let pluginLimits: PluginLimits
     private let logger: Logger
@@ -137,6 +138,8 @@ public actor Dispatcher {
     ///     (``PluginCatalog/Discovery/duplicates``), so that a command for that app is refused with
     ///     both named rather than reported as having no app.
     ///   - authorization: the users' decisions and the admin policy.
+    ///   - vocabularyStore: where the strings plugins register for their vocabulary types
+    ///     (``PluginMessage/vocabulary(type:terms:)``) are kept; `nil` ignores them.
     ///   - limits: the turn limit.
     ///   - pluginLimits: time and size limits of plugin operations.
     ///   - logger: receives plugins' standard error and Heed's own diagnostics.
@@ -146,6 +149,7 @@ public actor Dispatcher {
         manifests: [PluginManifest],
         duplicates: [PluginManifest] = [],
         authorization: AuthorizationStore,
+        vocabularyStore: VocabularyStore? = nil,
         limits: ConversationLimits = .init(),
         pluginLimits: PluginLimits = .standard,
         logger: Logger
@@ -155,6 +159,7 @@ public actor Dispatcher {
         self.manifests = manifests
         self.duplicates = duplicates
         self.authorization = authorization
+        self.vocabularyStore = vocabularyStore
         self.limits = limits
         self.pluginLimits = pluginLimits
         self.logger = logger
@@ -233,6 +238,24 @@ public actor Dispatcher {
     static func valid(_ list: [PluginActivity]) -> [PluginActivity] {
         var seen = Set<String>()
         return Array(list.filter { !$0.id.isEmpty && $0.id.utf8.count <= 256 && seen.insert($0.id).inserted }.prefix(64))
+    }
+
+    /// Keeps the strings a plugin registered for one of its vocabulary types, when the app is
+    /// authorized and declares the type; the store checks their count and length.
+    private func register(_ terms: [String], type: String, from manifest: PluginManifest) {
+        guard let vocabularyStore else { return }
+        let metadata: Logger.Metadata = ["plugin": "\(manifest.appID)", "type": "\(DisplayText.sanitized(type))"]
+        guard (try? authorization.status(of: manifest)) == .authorized else {
+            logger.info("vocabulary of an app that is not authorized ignored", metadata: metadata)
+            return
+        }
+        do {
+            let current = (try? vocabularyStore.terms(type: type, app: manifest.appID)) ?? []
+            guard current != terms else { return }
+            try vocabularyStore.set(terms, type: type, app: manifest.appID)
+        } catch {
+            logger.warning("vocabulary refused: \(DisplayText.sanitized("\(error)"))", metadata: metadata)
+        }
     }
 
     private func record(_ list: [PluginActivity], from appID: String) {
@@ -577,7 +600,13 @@ public actor Dispatcher {
         hosts[manifest.appID] = host
         let appID = manifest.appID
         activityWatchers[appID] = Task { [weak self] in
-            for await reported in host.activityReports { await self?.record(Self.valid(reported), from: appID) }
+            for await report in host.reports {
+                switch report {
+                case .activities(let reported): await self?.record(Self.valid(reported), from: appID)
+                case .vocabulary(let type, let terms): await self?.register(terms, type: type, from: manifest)
+                default: break
+                }
+            }
         }
         return host
     }

@@ -647,14 +647,19 @@ public actor Listener {
             lap("parser")
             parser = newParser
             activeCatalog = contextCatalog
-            context = newContext
             if let store {
                 vocabulary = snapshot
                 dispatcherVocabularyIsStale = true
                 event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
+                if newContext != context {
+                    var changed = ListenerEvent("context", time: endpointer.position)
+                    changed.text = newContext.sorted().joined(separator: " ")
+                    send(changed)
+                }
             } else {
                 event.text = newContext.sorted().joined(separator: " ")
             }
+            context = newContext
         } catch {
             if let store { vocabulary.stamp = store.changeStamp() }
             context = newContext

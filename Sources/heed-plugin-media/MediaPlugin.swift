@@ -1,3 +1,4 @@
+import Foundation
 import HeedPluginKit
 
 /// The plugin's playlist library.
@@ -93,6 +94,8 @@ actor Player {
     private var playlist: Library.Playlist?
     private var track = 0
     private(set) var volume = 50
+    private var startedAt: Double?
+    private var changedAt: Double?
 
     var currentTrack: String? { playlist.map { $0.tracks[track] } }
 
@@ -100,17 +103,21 @@ actor Player {
         self.playlist = playlist
         track = 0
         state = .playing
+        startedAt = Date().timeIntervalSince1970
+        changedAt = startedAt
     }
 
     func pause() -> Bool {
         guard state == .playing else { return false }
         state = .paused
+        changedAt = Date().timeIntervalSince1970
         return true
     }
 
     func resume() -> Bool {
         guard state == .paused else { return false }
         state = .playing
+        changedAt = Date().timeIntervalSince1970
         return true
     }
 
@@ -122,6 +129,17 @@ actor Player {
     }
 
     func setVolume(_ level: Int) { volume = level }
+
+    /// The playlist going on, as an activity: "pause", "next" and the volume reach it.
+    var activities: [PluginActivity] {
+        guard state != .stopped, let playlist else { return [] }
+        let controls: [PluginActivity.Control] = state == .playing ? [.pause, .stop, .next, .previous, .volume] : [.resume, .stop, .next, .previous, .volume]
+        return [
+            PluginActivity(
+                id: "playlist", title: playlist.title, kind: "media", state: state == .playing ? .running : .paused, controls: controls,
+                names: ["music"], started: startedAt, changed: changedAt)
+        ]
+    }
 }
 
 struct PlayMediaHandler: IntentHandler {
@@ -145,6 +163,7 @@ struct PlayMediaHandler: IntentHandler {
             return .failure("I can't find a playlist called \(intent.playlist).")
         }
         await player.play(playlist)
+        context.reportActivities(await player.activities)
         return .success("Playing \(playlist.title).")
     }
 }
@@ -155,7 +174,9 @@ struct PauseMediaHandler: IntentHandler {
         await player.state == .playing ? .ready : .failure(reason: "Nothing is playing.")
     }
     func handle(_ intent: PauseMedia, context: PluginContext) async throws -> HandleOutcome {
-        await player.pause() ? .success("Paused.") : .failure("Nothing is playing.")
+        let paused = await player.pause()
+        context.reportActivities(await player.activities)
+        return paused ? .success("Paused.") : .failure("Nothing is playing.")
     }
 }
 
@@ -165,7 +186,9 @@ struct ResumeMediaHandler: IntentHandler {
         await player.state == .paused ? .ready : .failure(reason: "Nothing is paused.")
     }
     func handle(_ intent: ResumeMedia, context: PluginContext) async throws -> HandleOutcome {
-        await player.resume() ? .success("Resuming.") : .failure("Nothing is paused.")
+        let resumed = await player.resume()
+        context.reportActivities(await player.activities)
+        return resumed ? .success("Resuming.") : .failure("Nothing is paused.")
     }
 }
 
@@ -210,6 +233,7 @@ struct MediaPlugin {
         plugin.register(SkipHandler<NextTrack>(player: player, offset: 1))
         plugin.register(SkipHandler<PreviousTrack>(player: player, offset: -1))
         plugin.register(SetVolumeHandler(player: player))
+        plugin.reportActivities { _ in await player.activities }
         await plugin.run()
     }
 }

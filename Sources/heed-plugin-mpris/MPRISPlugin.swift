@@ -137,7 +137,10 @@ struct MPRISPlugin {
                 response: { intent, _ in "Went back \(Spoken.duration(intent.offset ?? .zero))." }))
         plugin.reportActivities { _ in await players.activities }
         plugin.onStart { context in
-            await players.start { activities in context.reportActivities(activities) }
+            await players.start { activities, names in
+                context.reportActivities(activities)
+                context.setVocabulary(names, type: "mediaPlayer")
+            }
         }
         await plugin.run()
     }

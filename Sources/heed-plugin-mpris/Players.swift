@@ -80,7 +80,7 @@ actor Players {
     /// Why there is no bus, when there is none.
     let unavailable: String?
     private var players: [String: Player] = [:]
-    private var onChange: @Sendable ([PluginActivity]) -> Void = { _ in }
+    private var onChange: @Sendable (_ activities: [PluginActivity], _ names: [String]) -> Void = { _, _ in }
     private let stateFile: URL?
     private var volumesBeforeMute: [String: Double] = [:]
 
@@ -107,7 +107,9 @@ actor Players {
     }
 
     /// Finds the players on the bus and starts following them.
-    func start(onChange: @escaping @Sendable ([PluginActivity]) -> Void) {
+    /// - Parameter onChange: Called with the players as activities and their names (for the
+    ///   `mediaPlayer` vocabulary) at the start and whenever they change.
+    func start(onChange: @escaping @Sendable (_ activities: [PluginActivity], _ names: [String]) -> Void) {
         self.onChange = onChange
         guard let bus else { return }
         do {
@@ -134,6 +136,15 @@ actor Players {
             }
             players[name] = player
         }
+        onChange(activities, names)
+    }
+
+    /// The names of the players, as people say them: "mpv", "spotify", "firefox".
+    var names: [String] {
+        var seen = Set<String>()
+        return players.values.sorted { $0.busName < $1.busName }.flatMap { player in
+            [player.identity] + player.activity.names
+        }.map { $0.lowercased() }.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
     /// The players as activities. Two players of the same name (two mpv windows) are told apart by
@@ -240,7 +251,7 @@ actor Players {
 
     private func changed() {
         saveSeen()
-        onChange(activities)
+        onChange(activities, names)
     }
 
     /// Reads a player's properties; `nil` when it does not answer.

@@ -53,6 +53,7 @@ struct Eval: ParsableCommand {
     @OptionGroup var grammar: GrammarOption
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var intents: IntentOptions
+    @OptionGroup var context: ContextOptions
     @OptionGroup var vocabulary: VocabularyOptions
 
     @Option(help: ArgumentHelp("A noise recording (WAV) to mix into every recording.", valueName: "file.wav"))
@@ -89,7 +90,7 @@ struct Eval: ParsableCommand {
 
     func run() throws {
         let manifest = try Manifest(path: manifest)
-        let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
+        let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: registered)
         let condition = try noise.map { path in

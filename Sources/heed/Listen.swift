@@ -186,7 +186,7 @@ struct Listen: AsyncParsableCommand {
             ? nil
             : Dispatcher(
                 catalog: catalog, vocabulary: registered.terms, manifests: installed.manifests, duplicates: installed.duplicates, authorization: authorization,
-                logger: logger)
+                vocabularyStore: store, logger: logger)
 
         var listenerSettings = Listener.Configuration()
         switch activation {

@@ -256,6 +256,20 @@ struct IntentOptions: ParsableArguments {
     }
 }
 
+/// Whether a one-off recognition includes the contextual intents.
+struct ContextOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("without-contextual"),
+        help: ArgumentHelp(
+            "Leave out the contextual intents (\"louder\", \"skip\"), as the listener does while nothing they are for is going on.",
+            discussion: "By default every intent is in the grammar.")
+    )
+    var withoutContextual = false
+
+    /// The catalog as this option asks.
+    func apply(to catalog: IntentCatalog) -> IntentCatalog { withoutContextual ? catalog.inContext([]) : catalog }
+}
+
 /// Where plugins and Heed's state are.
 struct PluginFolderOptions: ParsableArguments {
     @Option(

@@ -36,6 +36,7 @@ struct Recognize: ParsableCommand {
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var audio: AudioOptions
     @OptionGroup var intents: IntentOptions
+    @OptionGroup var context: ContextOptions
     @OptionGroup var vocabulary: VocabularyOptions
 
     @Flag(help: "Print one JSON object per file, one per line.")
@@ -45,7 +46,7 @@ struct Recognize: ParsableCommand {
     var files: [String]
 
     func run() throws {
-        let catalog = intents.isEmpty ? nil : try intents.loadCatalog()
+        let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let parser = catalog?.parser(vocabulary: registered.terms)
         let denoise = recognizer.denoise

@@ -138,6 +138,7 @@ extension Run {
             manifests: installed.manifests,
             duplicates: installed.duplicates,
             authorization: try plugins.authorizationStore(),
+            vocabularyStore: try self.vocabulary.store(pluginFolders: plugins.searchFolders),
             logger: Logger(label: "heed")
         )
     }

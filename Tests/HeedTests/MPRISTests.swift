@@ -112,9 +112,15 @@ struct MPRISTests {
 
         @discardableResult
         func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, error: String) {
-            try Fixtures.run(
-                Fixtures.heedBinary, arguments + ["--state-dir", state.path], in: Fixtures.packageRoot,
-                environment: environment ?? bus.environment)
+            let data = state.appendingPathComponent("data").path
+            let options: [String]
+            switch arguments.first {
+            case "auth": options = ["--state-dir", state.path]
+            case "vocab": options = ["--data-dir", data]
+            default: options = ["--state-dir", state.path, "--data-dir", data]
+            }
+            return try Fixtures.run(
+                Fixtures.heedBinary, arguments + options, in: Fixtures.packageRoot, environment: environment ?? bus.environment)
         }
 
         func say(_ text: String, answers: [String] = []) throws -> (status: Int32, output: String, error: String) {
@@ -154,6 +160,10 @@ struct MPRISTests {
         #expect(try heed.say("unmute").status == 0)
         try bus.waitUntil { try bus.playerctl(["volume"]).hasPrefix("0.5") }
         #expect(try bus.playerctl(["volume"]).hasPrefix("0.5"))
+
+        // The plugin registered the names of the players it sees as the mediaPlayer vocabulary.
+        let vocabulary = try heed.run(["vocab", "list", "--json"])
+        #expect(vocabulary.output.contains("\"mpv\""), "\(vocabulary.output)\(vocabulary.error)")
 
         let title = try bus.playerctl(["metadata", "xesam:title"])
         let playing = try heed.say("what's playing")
