@@ -123,6 +123,7 @@ struct MPRISTests {
                 Fixtures.heedBinary, arguments + options, in: Fixtures.packageRoot, environment: environment ?? bus.environment)
         }
 
+        @discardableResult
         func say(_ text: String, answers: [String] = []) throws -> (status: Int32, output: String, error: String) {
             try run(["run", text] + answers.flatMap { ["--answer", $0] })
         }
@@ -221,6 +222,70 @@ struct MPRISTests {
         let paused = try names.filter { try bus.status($0) == "Paused" }
         #expect(paused.count == 1)
         #expect(try bus.playerctl(["--player", paused.first ?? "", "metadata", "xesam:title"]) == "set_a_timer_for_5_minutes.wav")
+    }
+
+    /// The scripted matrix on real parts: mpv (none, playing, paused) × the workout plugin (none,
+    /// running, paused) × five commands, each case from a fresh state. The expected app follows
+    /// the rules in docs/CONTROL.md: one candidate gets it; two ask (the player's start time is
+    /// unknown to a plugin started by `heed run`), and the answer picks the workout.
+    @Test func controlMatrixWithARealPlayerAndARealWorkout() throws {
+        enum Going: String, CaseIterable { case none, running, paused }
+        let commands: [(text: String, control: String, mediaOnly: Bool)] = [
+            ("pause", "pause", false), ("resume", "resume", false), ("stop", "stop", false),
+            ("pause the music", "pause", true), ("next", "next", false),
+        ]
+        func takes(_ state: Going, _ control: String, media: Bool) -> Bool {
+            switch (state, control) {
+            case (.running, "pause"), (.paused, "resume"), (.running, "stop"), (.paused, "stop"): true
+            case (.running, "next"), (.paused, "next"): media
+            default: false
+            }
+        }
+        var cases = 0
+        var right = 0
+        var failures: [String] = []
+        for player in Going.allCases {
+            for workout in Going.allCases {
+                for command in commands {
+                    cases += 1
+                    let bus = try SessionBusFixture()
+                    let heed = try Heed(bus: bus)
+                    if player != .none {
+                        try bus.startPlayer()
+                        if player == .paused {
+                            try bus.playerctl(["pause"])
+                            try bus.waitUntil { try bus.status() == "Paused" }
+                        }
+                    }
+                    if workout != .none { try heed.say("start a run workout") }
+                    if workout == .paused { try heed.say("pause my workout") }
+                    let playerFits = takes(player, command.control, media: true)
+                    let workoutFits = !command.mediaOnly && takes(workout, command.control, media: false)
+                    let expected: String? =
+                        playerFits && workoutFits ? "org.heed.workout" : playerFits ? "org.heed.mpris" : workoutFits ? "org.heed.workout" : nil
+                    let result = try heed.run(["run", "--json", command.text, "--answer", "the second one"])
+                    let asked = result.output.contains("\"prompt\"")
+                    let routed = result.output.split(separator: "\n").first { $0.contains("\"event\":\"route\"") && $0.contains("\"app\"") }
+                    let got = routed.flatMap { line in ["org.heed.mpris", "org.heed.workout"].first { line.contains("\"\($0)\"") } }
+                    var ok = got == expected && asked == (playerFits && workoutFits) && (result.status == 0) == (expected != nil)
+                    // What mpv did, seen by playerctl.
+                    if ok, expected == "org.heed.mpris" {
+                        switch command.control {
+                        case "pause": try bus.waitUntil { try bus.status() == "Paused" }; ok = try bus.status() == "Paused"
+                        case "resume": try bus.waitUntil { try bus.status() == "Playing" }; ok = try bus.status() == "Playing"
+                        case "stop": try bus.waitUntil { try bus.names().isEmpty }; ok = try bus.names().isEmpty
+                        default: break
+                        }
+                    }
+                    if ok { right += 1 } else {
+                        failures.append("player \(player), workout \(workout), \"\(command.text)\": expected \(expected ?? "nothing"), got \(got ?? "nothing") (asked: \(asked))\n\(result.output)")
+                    }
+                }
+            }
+        }
+        print("control matrix on real parts: \(right) of \(cases) right")
+        #expect(cases == 45)
+        #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: "\n"))")
     }
 
     /// A player that quits between the question and the answer: the plugin says so, Heed carries on.
