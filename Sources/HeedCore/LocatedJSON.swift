@@ -352,13 +352,15 @@ public struct JSONSchemaReader {
     ///   - node: The value that must be an object.
     ///   - what: What the object is, for messages ("an intent").
     ///   - allowedKeys: Every key the object may have; any other key is an error, which catches typos.
+    ///     `nil`: any key (a map such as vocabulary type → terms).
     /// - Returns: The object's members by key.
     /// - Throws: ``SourceError`` when the value is not an object or has an unknown key.
-    public func object(_ node: JSONNode, _ what: String, allowedKeys: Set<String>) throws -> JSONObject {
+    public func object(_ node: JSONNode, _ what: String, allowedKeys: Set<String>?) throws -> JSONObject {
         guard case .object(let members) = node.kind else {
             throw error("expected \(what) (an object), found \(node.kindName)", at: node.location)
         }
-        for member in members where !allowedKeys.contains(member.key) {
+        for member in members where allowedKeys.map({ !$0.contains(member.key) }) ?? false {
+            let allowedKeys = allowedKeys ?? []
             let expected = allowedKeys.sorted().map { "'\($0)'" }.joined(separator: ", ")
             throw error("unknown key '\(member.key)' in \(what); expected one of \(expected)", at: member.keyLocation)
         }

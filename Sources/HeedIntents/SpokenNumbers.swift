@@ -269,6 +269,8 @@ enum SpokenDuration {
         } else {
             return nil
         }
+        // "five more minutes": what "more" adds is the intent's business, not the duration's.
+        _ = cursor.take("more")
         let halfBeforeUnit = cursor.take(sequence: ["and", "a", "half"])
         guard let unit = cursor.take(from: unitSeconds) else { return nil }
         let halfAfterUnit = !halfBeforeUnit && unit > 1 && cursor.take(sequence: ["and", "a", "half"])

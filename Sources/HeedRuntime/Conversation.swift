@@ -657,8 +657,14 @@ public actor Dispatcher {
 
     /// The index of the option the answer names: by its words, or by position ("the second one").
     static func choice(_ answer: String, among options: [String]) -> Int? {
-        let words = TextNormalizer.words(answer).joined(separator: " ")
-        if let exact = options.firstIndex(where: { TextNormalizer.words($0).joined(separator: " ") == words }) { return exact }
+        // "the pizza timer" picks "pizza timer"; "the run workout" picks "the run workout".
+        func key(_ text: String) -> String {
+            var words = TextNormalizer.words(text)
+            if let first = words.first, ["the", "my", "that"].contains(first), words.count > 1 { words.removeFirst() }
+            return words.joined(separator: " ")
+        }
+        let words = key(answer)
+        if let exact = options.firstIndex(where: { key($0) == words }) { return exact }
         guard !options.isEmpty else { return nil }
         switch ParameterType.ordinal.value(fromSpoken: answer) {
         case .ordinal(.position(let position)) where (1...options.count).contains(position): return position - 1

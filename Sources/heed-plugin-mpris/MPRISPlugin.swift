@@ -82,6 +82,7 @@ enum SetVolume: PlayerIntentName { static let value = "setVolume" }
 enum NowPlaying: PlayerIntentName { static let value = "nowPlaying" }
 enum SeekForward: PlayerIntentName { static let value = "seekForward" }
 enum SeekBackward: PlayerIntentName { static let value = "seekBackward" }
+enum ReplayTrack: PlayerIntentName { static let value = "replayTrack" }
 
 extension Plugin {
     /// Registers the same command under several intent names (the bare control and the media one).
@@ -122,6 +123,10 @@ struct MPRISPlugin {
         plugin.register(players, NowPlaying.self, command: { nil }) { player in
             let what = player.track ?? "something without a title"
             return player.status == "Paused" ? "\(player.identity) is paused: \(what)." : "\(player.identity) is playing \(what)."
+        }
+        // Seeking before the start goes to the start (MPRIS Seek).
+        plugin.register(players, ReplayTrack.self, command: { .seek(seconds: -86_400) }) { player in
+            player.track.map { "From the start: \($0)." } ?? "From the start."
         }
         plugin.register(
             PlayerHandler<SetVolume>(

@@ -8,8 +8,8 @@ import HeedSpeech
 struct GrammarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grammar",
-        abstract: "Show the grammar compiled from the intents, or check the intents.",
-        subcommands: [Show.self, Check.self]
+        abstract: "Show the grammar compiled from the intents, check the intents, or test them with sentences.",
+        subcommands: [Show.self, Check.self, Test.self]
     )
 
     struct Show: ParsableCommand {
@@ -127,6 +127,86 @@ struct GrammarCommand: ParsableCommand {
             var words: Int
             var conflicts: [String]
             var problems: [String]
+        }
+    }
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that sentences parse to the intents and values their test files say.",
+            discussion: """
+                A test file (intents/tests/*.json) lists sentences with the intent and parameter \
+                values each must give — the practice Home Assistant uses for its intents: \
+                {"tests": [{"sentences": ["ten minute timer"], "intent": "setTimer", \
+                "parameters": {"duration": 600}}]}. Durations are in seconds, ordinals are \
+                positions or "last"; "intent": null means no intent may match; an optional \
+                "response" is compared with the intent's success response; a file's \
+                "vocabulary" registers terms for its sentences. Every failure is reported with \
+                the sentence's file:line:column, what was expected and what was parsed; the exit \
+                status is 1 on any failure, and on an unknown intent, parameter or a value of \
+                the wrong type in a test file.
+
+                Examples:
+                  heed grammar test
+                  heed grammar test --tests plugins/myapp/tests --intents intents --intents plugins/myapp/intents
+                  heed grammar test --json
+                """
+        )
+
+        @OptionGroup var intents: IntentOptions
+
+        @Option(
+            name: .customLong("tests"),
+            help: ArgumentHelp("Test files: a folder of *.json files or one file (repeatable; default: intents/tests).", valueName: "path"))
+        var tests: [String] = []
+
+        @Flag(help: "Print one JSON object: counts by intent and every failure.")
+        var json = false
+
+        func run() throws {
+            let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+            let paths = tests.isEmpty ? [IntentOptions.bundled("intents") + "/tests"] : tests
+            var files: [URL] = []
+            for path in paths {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                    throw ValidationError("no such file or folder: \(path)")
+                }
+                if isFolder.boolValue {
+                    let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
+                    files += names.map { URL(fileURLWithPath: path).appendingPathComponent($0) }
+                } else {
+                    files.append(URL(fileURLWithPath: path))
+                }
+            }
+            let loaded = try files.map { try IntentTestFile.load($0, catalog: catalog) }
+            let report = IntentTestReport.run(loaded, catalog: catalog)
+            if json {
+                print(try jsonLine(Report(report, files: files.count)))
+            } else {
+                for failure in report.failures { print(failure) }
+                print("\(report.count) sentences in \(files.count) files, \(report.countByIntent.count) intents: \(report.failures.count) failed")
+            }
+            if !report.failures.isEmpty { throw ExitCode.failure }
+        }
+
+        private struct Report: Encodable {
+            struct Failure: Encodable {
+                var location: String
+                var sentence: String
+                var expected: String
+                var got: String
+            }
+            var files: Int
+            var sentences: Int
+            var sentencesByIntent: [String: Int]
+            var failures: [Failure]
+
+            init(_ report: IntentTestReport, files: Int) {
+                self.files = files
+                sentences = report.count
+                sentencesByIntent = report.countByIntent
+                failures = report.failures.map { Failure(location: "\($0.location)", sentence: $0.sentence, expected: $0.expected, got: $0.got) }
+            }
         }
     }
 }

@@ -55,7 +55,9 @@ private func checkSanity(_ jsgf: String) {
 
     @Test func grammarIsCompact() throws {
         let jsgf = try Package.shipped().grammar().jsgf
-        #expect(jsgf.count < 8000)
+        // 30 kB for 37 intents of natural phrasings (docs/MEASUREMENTS.md has the automaton's size,
+        // which is what the recognizer searches).
+        #expect(jsgf.count < 40_000)
         // The number rules are written once however many intents use them.
         #expect(jsgf.components(separatedBy: "<heed_integer> =").count == 2)
     }
@@ -63,8 +65,10 @@ private func checkSanity(_ jsgf: String) {
     @Test func emptyVocabularyLeavesOutWhatNeedsIt() throws {
         let jsgf = try Package.shipped().grammar().jsgf
         #expect(!jsgf.contains("heed_intent_playMedia"))
-        #expect(!jsgf.contains("called"))
-        #expect(jsgf.contains("<heed_intent_createNote> = (create | make | start) a [new] note;"))
+        // A note title is said only after "titled" (or "called", "named"): with no titles registered,
+        // those templates are left out.
+        #expect(!jsgf.contains("titled"))
+        #expect(jsgf.contains("<heed_intent_createNote> = [<heed_rule_intent_phrases_polite>] (create | make | start | take | write) a [new] note [<heed_rule_intent_phrases_thanks>]"))
         let noIntents = try IntentCatalog(intentSources: []).grammar().jsgf
         #expect(noIntents.contains("public <command> = <VOID>;"))
     }

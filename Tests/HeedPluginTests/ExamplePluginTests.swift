@@ -39,7 +39,7 @@ struct ExamplePluginTests {
         #expect(await host.confirm(.named("cancelTimer")).outcome == .failure(reason: "There is no timer running."))
         #expect(await host.handle(.named("cancelTimer")).outcome == .failure("There is no timer running."))
         #expect(await host.handle(.named("setTimer", ["duration": 600])).outcome?.status == .success)
-        #expect(await host.handle(.named("cancelTimer")).outcome == .success("Timer canceled."))
+        #expect(await host.handle(.named("cancelTimer")).outcome == .success("Cancelled the 10 minute timer."))
         await host.shutdown()
     }
 

@@ -166,9 +166,9 @@ struct MPRISTests {
         let vocabulary = try heed.run(["vocab", "list", "--json"])
         #expect(vocabulary.output.contains("\"mpv\""), "\(vocabulary.output)\(vocabulary.error)")
 
-        let title = try bus.playerctl(["metadata", "xesam:title"])
+        // The two bundled recordings loop: either may be playing by now.
         let playing = try heed.say("what's playing")
-        #expect(playing.output.contains("mpv is playing \(title)"), "\(playing.output)")
+        #expect(["pause.wav", "set_a_timer_for_5_minutes.wav"].contains { playing.output.contains("mpv is playing \($0).") }, "\(playing.output)")
 
         // mpv quits when stopped (it was not started with --idle).
         #expect(try heed.say("stop the music").status == 0)
