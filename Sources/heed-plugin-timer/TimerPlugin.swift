@@ -229,8 +229,8 @@ struct SetTimerHandler: IntentHandler {
 }
 
 /// An intent about timers that already exist: which one comes from `label` (a label or a name the
-/// user picked), `length` ("the five minute timer") or, for the bare "pause"/"resume"/"stop",
-/// Heed's `activity`.
+/// user picked), `lengthMinutes` or `lengthHours` ("the five minute timer") or, for the bare
+/// "pause"/"resume"/"stop", Heed's `activity`.
 struct TimerIntent<Kind: TimerIntentKind>: Intent {
     static var name: String { Kind.name }
     var label: String?
@@ -239,7 +239,7 @@ struct TimerIntent<Kind: TimerIntentKind>: Intent {
     var duration: Double?
     init?(parameters: IntentParameters) {
         label = parameters.string("label")
-        length = parameters.duration("length").map { Double($0.components.seconds) }
+        length = Self.length(parameters)
         activity = parameters.string("activity")
         duration = parameters.duration("duration").map { Double($0.components.seconds) }
     }
@@ -296,6 +296,15 @@ enum TimerAction: Sendable {
 }
 
 /// An intent about one timer: its name and what it does.
+extension TimerIntent {
+    /// The length that names a timer, in seconds: `lengthMinutes` or `lengthHours`.
+    static func length(_ parameters: IntentParameters) -> Double? {
+        if let minutes = parameters.integer("lengthMinutes") { return Double(minutes * 60) }
+        if let hours = parameters.integer("lengthHours") { return Double(hours * 3600) }
+        return nil
+    }
+}
+
 protocol TimerIntentKind: Sendable {
     static var name: String { get }
     static var action: TimerAction { get }
@@ -309,7 +318,7 @@ struct TimerHandler<Kind: TimerIntentKind>: IntentHandler {
         switch request.parameter {
         case "label":
             let spokenLabel = request.value?.stringValue
-            let length = request.parameters["length"]?.durationValue.map { Double($0.components.seconds) }
+            let length = TimerIntent<Kind>.length(request.parameters)
             let state = Kind.action.state
             let matches = await store.matching(label: spokenLabel, length: length, id: nil, state: state)
             switch matches.count {
