@@ -20,7 +20,7 @@ enum BuiltinRules {
         <heed_number> = <heed_integer> [point <heed_decimal_digit> [<heed_decimal_digit> [<heed_decimal_digit> [<heed_decimal_digit>]]]];
         <heed_boolean> = yes | yeah | yep | sure | okay | true | on | no | nope | false | off;
         <heed_duration_big_unit> = hour | hours | minute | minutes;
-        <heed_duration_part> = (<heed_below_thousand> | a | an) [more] (<heed_duration_big_unit> [and a half] | and a half <heed_duration_big_unit> | second | seconds) | half (an hour | a minute);
+        <heed_duration_part> = (<heed_below_hundred> | (a | one) hundred | a | an) [more] (<heed_duration_big_unit> [and a half] | and a half <heed_duration_big_unit> | second | seconds) | half (an hour | a minute);
         <heed_duration> = <heed_duration_part> [[and] <heed_duration_part> [[and] <heed_duration_part>]];
         <heed_ordinal_unit> = first | second | third | fourth | fifth | sixth | seventh | eighth | ninth;
         <heed_ordinal_word> = <heed_ordinal_unit> | tenth | eleventh | twelfth | thirteenth | fourteenth | fifteenth | sixteenth | seventeenth | eighteenth | nineteenth | twentieth | thirtieth | fortieth | fiftieth | sixtieth | seventieth | eightieth | ninetieth | <heed_tens> <heed_ordinal_unit> | last;

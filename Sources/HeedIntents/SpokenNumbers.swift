@@ -269,6 +269,9 @@ enum SpokenDuration {
         } else {
             return nil
         }
+        // A count is at most a hundred ("ninety minutes", "a hundred seconds"): people say longer
+        // times in a larger unit, and number words alone ("a hundred two hour") drew other speech.
+        guard count <= 100 else { return nil }
         // "five more minutes": what "more" adds is the intent's business, not the duration's.
         _ = cursor.take("more")
         let halfBeforeUnit = cursor.take(sequence: ["and", "a", "half"])

@@ -647,7 +647,7 @@ public actor Listener {
             lap("parser")
             parser = newParser
             activeCatalog = contextCatalog
-            if let store {
+            if store != nil {
                 vocabulary = snapshot
                 dispatcherVocabularyIsStale = true
                 event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"

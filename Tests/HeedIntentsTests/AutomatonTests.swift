@@ -126,7 +126,7 @@ private let vocabulary = ["playlistTitle": ["Morning Jazz", "Road Trip"], "worko
             "set a pasta timer for an hour and a half", "start a run workout for two hours ten minutes and five seconds",
             "set the volume to seventy five percent", "how much time is left on my timer", "play the playlist morning jazz",
             "can I get a large dark roast double shot americano with lots of almond milk and some brown sugar",
-            "may I have a twelve ounce iced mocha", "set a timer for nine hundred ninety nine seconds",
+            "may I have a twelve ounce iced mocha", "set a timer for ninety nine seconds",
             "may I have a large iced mocha with some cream and sugar please", "set a timer for 25 minutes", "volume 0",
         ]
         for carrier in BaristaTests.carriers {

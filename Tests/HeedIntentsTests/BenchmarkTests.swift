@@ -15,7 +15,7 @@ import HeedIntents
         "start a thirty minute run workout", "start a run workout for two hours ten minutes and five seconds",
         "add milk to my shopping list", "set the volume to seventy five percent", "how much time is left on my timer",
         "play the playlist morning jazz", "next track", "can I get a large dark roast double shot americano with lots of almond milk and some brown sugar",
-        "may I have a twelve ounce iced mocha", "what is the weather like", "set a timer for nine hundred ninety nine seconds",
+        "may I have a twelve ounce iced mocha", "what is the weather like", "set a timer for ninety nine seconds",
         "cancel my workout",
     ]
     var matched = 0
