@@ -74,7 +74,7 @@ def main():
                     os.remove(raw)
                 rows.append((wav, text, intent, parameters, voice))
         with open(manifest, "w", newline="") as handle:
-            writer = csv.writer(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
+            writer = csv.writer(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
             writer.writerow(["wav", "transcript", "intent_slots_json", "speaker"])
             for wav, text, _, _, voice in rows:
                 writer.writerow([wav, text, "", f"{engine} {voice}"])

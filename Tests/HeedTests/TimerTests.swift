@@ -77,15 +77,20 @@ struct TimerTests {
         let input = try Speech.utterance("hey heed", before: 1) + Speech.utterance("set a pizza timer for ten minutes", before: 0.3)
             + Speech.utterance("hey heed", before: 1) + Speech.utterance("set a timer for five minutes", before: 0.3)
             + Speech.utterance("hey heed", before: 1) + Speech.utterance("pause the timer", before: 0.3)
-            + Speech.utterance("the first one", before: 0.5) + ListenCommandTests.silence(2)
+            + Speech.utterance("the first one", before: 0.5)
+            + Speech.utterance("hey heed", before: 1) + Speech.utterance("add five minutes to the pizza timer", before: 0.3)
+            + Speech.utterance("hey heed", before: 1) + Speech.utterance("cancel all timers", before: 0.3) + ListenCommandTests.silence(2)
         let home = try ListenCommandTests.Home(input: input)
         #expect(try home.heed(["auth", "grant", "org.heed.timer"]).status == 0)
         let events = try home.listen(["--activation", "wake", "--wake-threshold", "0.1"])
         let handled = ListenCommandTests.said(events, "handle").compactMap { $0["text"] as? String }
         #expect(handled.contains("Pizza timer set for 10 minutes."), "\(events)")
-        #expect(handled.count == 3)
+        #expect(handled.count == 5)
         // Two timers run: "pause the timer" makes Heed ask, and "the first one" picks the pizza timer.
         #expect(ListenCommandTests.said(events, "prompt").contains { ($0["text"] as? String)?.hasPrefix("Which one: pizza timer or ") == true }, "\(events)")
         #expect(handled.contains { $0.hasPrefix("Paused the pizza timer with ") })
+        // The timer intents are contextual: heard now that timers exist.
+        #expect(handled.contains { $0.hasPrefix("Added 5 minutes to the pizza timer: ") }, "\(handled)")
+        #expect(handled.last == "Cancelled 2 timers.")
     }
 }
