@@ -155,8 +155,10 @@ public struct IntentTestReport: Sendable {
 
     /// Sentences checked.
     public var count = 0
-    /// Sentences checked per intent (`nil` key: no intent).
+    /// Sentences checked per intent; sentences that must match no intent are under ``noIntent``.
     public var countByIntent: [String: Int] = [:]
+    /// The key of ``countByIntent`` for sentences that must match no intent.
+    public static let noIntent = "(none)"
     public var failures: [Failure] = []
 
     /// Checks every sentence of the files with the catalog's parser.
@@ -166,7 +168,7 @@ public struct IntentTestReport: Sendable {
             let parser = catalog.parser(vocabulary: file.vocabulary)
             for test in file.cases {
                 report.count += 1
-                report.countByIntent[test.intent ?? "(none)", default: 0] += 1
+                report.countByIntent[test.intent ?? noIntent, default: 0] += 1
                 let match = parser.parse(test.sentence).first
                 let expected = describe(test.intent, test.parameters)
                 let got = match.map { describe($0.intent, $0.parameters) } ?? "no intent"

@@ -184,7 +184,8 @@ struct GrammarCommand: ParsableCommand {
                 print(try jsonLine(Report(report, files: files.count)))
             } else {
                 for failure in report.failures { print(failure) }
-                print("\(report.count) sentences in \(files.count) files, \(report.countByIntent.count) intents: \(report.failures.count) failed")
+                let intents = report.countByIntent.keys.filter { $0 != IntentTestReport.noIntent }.count
+                print("\(report.count) sentences in \(files.count) files, \(intents) intents: \(report.failures.count) failed")
             }
             if !report.failures.isEmpty { throw ExitCode.failure }
         }
