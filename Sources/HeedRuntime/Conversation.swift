@@ -176,21 +176,19 @@ public actor Dispatcher {
         activities.sorted { $0.key < $1.key }.flatMap { appID, list in list.map { AppActivity(appID: appID, activity: $0) } }
     }
 
-    /// Asks the plugin of every app that handles `intent` (and is not denied or restricted) what is
-    /// going on, all at once. A plugin that fails to answer counts as having nothing going on.
+    /// Asks the plugin of every authorized app that handles `intent` what is going on, all at once.
+    /// A plugin that fails to answer counts as having nothing going on. Only authorized apps are
+    /// asked: Heed starts no plugin the user has not allowed.
     public func refreshActivities(handling intent: String) async -> [AppActivity] {
         let asked = await refreshActivities(of: manifests.filter { $0.intents.contains(intent) })
         return currentActivities.filter { asked.contains($0.appID) }
     }
 
-    /// Asks these apps' plugins what is going on, all at once, leaving out apps that are denied or
-    /// restricted. Returns the apps asked.
+    /// Asks these apps' plugins what is going on, all at once, leaving out apps that are not
+    /// authorized. Returns the apps asked.
     @discardableResult
     private func refreshActivities(of candidates: [PluginManifest]) async -> Set<String> {
-        let asked = candidates.filter { manifest in
-            let status = try? authorization.status(of: manifest)
-            return status == .authorized || status == .notDetermined
-        }
+        let asked = candidates.filter { (try? authorization.status(of: $0)) == .authorized }
         let hostsByApp = asked.map { ($0.appID, host(for: $0)) }
         let replies = await withTaskGroup(of: (String, PluginReply<[PluginActivity]>).self) { group in
             for (appID, host) in hostsByApp { group.addTask { (appID, await host.activities()) } }

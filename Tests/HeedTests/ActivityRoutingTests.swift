@@ -98,7 +98,8 @@ struct ActivityRoutingTests {
     }
 
     /// Apps × states × commands: every bare command and media command reaches the app the rules
-    /// name, or asks when nothing decides, or says nothing fits — and never a denied app.
+    /// name, or asks when nothing decides, or says nothing fits — and never a denied app or one the
+    /// user has not authorized yet.
     @Test func everyCommandReachesTheRightAppInEveryState() async throws {
         let folder = try Fixtures.temporaryDirectory()
         let apps = [
@@ -113,11 +114,15 @@ struct ActivityRoutingTests {
         let denied = MatrixApp(appID: "org.test.denied", kind: "media", running: [.pause, .stop, .next, .volume], paused: [],
             file: folder.appendingPathComponent("denied.json"))
         try JSONEncoder().encode(denied.activities(.running, started: 999)).write(to: denied.file)
+        // And one the user has not decided about: Heed does not start its plugin to ask.
+        let undecided = MatrixApp(appID: "org.test.undecided", kind: "media", running: [.pause, .stop, .next, .volume], paused: [],
+            file: folder.appendingPathComponent("undecided.json"))
+        try JSONEncoder().encode(undecided.activities(.running, started: 999)).write(to: undecided.file)
         let store = try DispatchTests.store(authorized: apps.map(\.appID), denied: [denied.appID])
         let catalog = try IntentCatalog.load(
             intents: [Fixtures.packageRoot.appendingPathComponent("intents")], grammars: [Fixtures.packageRoot.appendingPathComponent("grammars")])
         let dispatcher = Dispatcher(
-            catalog: catalog, manifests: (apps + [denied]).map(\.manifest), authorization: store, logger: Logger(label: "test"))
+            catalog: catalog, manifests: (apps + [denied, undecided]).map(\.manifest), authorization: store, logger: Logger(label: "test"))
 
         let commands: [(text: String, intent: String, control: PluginActivity.Control, kind: String?)] = [
             ("pause", "pause", .pause, nil), ("resume", "resume", .resume, nil), ("stop", "stop", .stop, nil),
