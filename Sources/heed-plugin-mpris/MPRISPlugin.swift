@@ -105,7 +105,7 @@ struct MPRISPlugin {
         // `--bus ADDRESS` connects to that bus instead of the user's session bus.
         let arguments = CommandLine.arguments
         let address = arguments.firstIndex(of: "--bus").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
-        let players = Players(stateDirectory: PluginContext.stateDirectory, busAddress: address)
+        let players = Players(busAddress: address)
         var plugin = Plugin(appID: "org.heed.mpris")
         plugin.register(players, Pause.self, PauseMedia.self, command: { .pause }) { "Paused \($0.identity)." }
         plugin.register(players, Resume.self, ResumeMedia.self, Start.self, command: { .play }) { "Playing \($0.identity)." }

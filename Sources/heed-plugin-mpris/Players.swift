@@ -81,10 +81,10 @@ actor Players {
     let unavailable: String?
     private var players: [String: Player] = [:]
     private var onChange: @Sendable (_ activities: [PluginActivity], _ names: [String]) -> Void = { _, _ in }
-    private let stateFile: URL?
+    private let stored = StoredValue<[String: Seen]>("players.json")
     private var volumesBeforeMute: [String: Double] = [:]
 
-    private struct Seen: Codable {
+    private struct Seen: Codable, Sendable {
         var owner: String
         var started: Double?
         var changed: Double?
@@ -92,10 +92,8 @@ actor Players {
     }
 
     /// - Parameters:
-    ///   - stateDirectory: Where `players.json` is kept; `nil`: nowhere.
-    ///   - busAddress: The bus to connect to; `nil`: the user's session bus.
-    init(stateDirectory: String?, busAddress: String?) {
-        stateFile = stateDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("players.json") }
+    /// - Parameter busAddress: The bus to connect to; `nil`: the user's session bus.
+    init(busAddress: String?) {
         do {
             bus = try SessionBus(address: busAddress)
             unavailable = nil
@@ -278,20 +276,12 @@ actor Players {
     }
 
     private func loadSeen() -> [String: Seen] {
-        guard let stateFile, let data = try? Data(contentsOf: stateFile) else { return [:] }
-        return (try? JSONDecoder().decode([String: Seen].self, from: data)) ?? [:]
+        stored.load() ?? [:]
     }
 
     private func saveSeen() {
-        guard let stateFile else { return }
-        let seen = players.mapValues { player in
+        stored.save(players.mapValues { player in
             Seen(owner: player.owner, started: player.started, changed: player.changed, volumeBeforeMute: volumesBeforeMute[player.busName])
-        }
-        guard let data = try? JSONEncoder().encode(seen) else { return }
-        do {
-            try data.write(to: stateFile, options: .atomic)
-        } catch {
-            FileHandle.standardError.write(Data("mpris: cannot save \(stateFile.path): \(error)\n".utf8))
-        }
+        })
     }
 }

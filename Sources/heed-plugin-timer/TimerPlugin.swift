@@ -44,12 +44,11 @@ struct KitchenTimer: Codable, Sendable, Equatable {
 actor TimerStore {
     private var timers: [KitchenTimer] = []
     private var tasks: [String: Task<Void, Never>] = [:]
-    private let file: URL?
+    private let stored = StoredValue<[KitchenTimer]>("timers.json")
     private var nextNumber = 1
 
-    init(stateDirectory: String?) {
-        file = stateDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("timers.json") }
-        timers = file.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode([KitchenTimer].self, from: $0) } ?? []
+    init() {
+        timers = stored.load() ?? []
         nextNumber = (timers.compactMap { Int($0.id.dropFirst()) }.max() ?? 0) + 1
     }
 
@@ -154,13 +153,7 @@ actor TimerStore {
 
     /// Saves the timers and tells Heed what is going on now.
     private func changed(_ context: PluginContext) {
-        if let file, let data = try? JSONEncoder().encode(timers) {
-            do {
-                try data.write(to: file, options: .atomic)
-            } catch {
-                FileHandle.standardError.write(Data("cannot save the timers in \(file.path): \(error)\n".utf8))
-            }
-        }
+        stored.save(timers)
         context.reportActivities(activities)
     }
 }
@@ -403,7 +396,7 @@ struct ListTimersHandler: IntentHandler {
 @main
 struct TimerPlugin {
     static func main() async {
-        let store = TimerStore(stateDirectory: PluginContext.stateDirectory)
+        let store = TimerStore()
         var plugin = Plugin(appID: "org.heed.timer")
         plugin.register(SetTimerHandler(store: store))
         plugin.register(TimerHandler<CancelTimerKind>(store: store))

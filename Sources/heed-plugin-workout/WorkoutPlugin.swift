@@ -51,12 +51,11 @@ actor WorkoutSession {
     }
 
     private var saved: Saved
-    private let file: URL?
+    private let stored = StoredValue<Saved>("workout.json")
     private var goalTask: Task<Void, Never>?
 
-    init(stateDirectory: String?) {
-        file = stateDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("workout.json") }
-        saved = file.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) } ?? Saved()
+    init() {
+        saved = stored.load() ?? Saved()
     }
 
     var state: State { saved.state }
@@ -128,13 +127,7 @@ actor WorkoutSession {
 
     /// Saves the state and tells Heed what is going on now.
     private func changed(_ context: PluginContext) {
-        if let file, let data = try? JSONEncoder().encode(saved) {
-            do {
-                try data.write(to: file, options: .atomic)
-            } catch {
-                FileHandle.standardError.write(Data("cannot save the workout in \(file.path): \(error)\n".utf8))
-            }
-        }
+        stored.save(saved)
         context.reportActivities(activities)
     }
 
@@ -253,7 +246,7 @@ struct CancelWorkoutHandler: IntentHandler {
 @main
 struct WorkoutPlugin {
     static func main() async {
-        let session = WorkoutSession(stateDirectory: PluginContext.stateDirectory)
+        let session = WorkoutSession()
         var plugin = Plugin(appID: "org.heed.workout")
         plugin.register(StartWorkoutHandler(session: session))
         plugin.register(PauseWorkoutHandler<PauseWorkoutName>(session: session))
