@@ -156,7 +156,17 @@ final class PluginConnection: Sendable {
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var processIdentifier: pid_t = 0
-        let status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
+        // "Text file busy": some process still holds the executable open for writing. That is
+        // usually brief — a package manager or editor finishing the file, or a child forked by
+        // another thread of this process at the moment the file was written, which keeps the
+        // descriptor until it runs its own program — so Heed tries again for up to about a second.
+        var status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
+        var retries = 0
+        while status == ETXTBSY, retries < 14 {
+            retries += 1
+            usleep(useconds_t(10_000 * retries))
+            status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
+        }
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
         return processIdentifier
     }

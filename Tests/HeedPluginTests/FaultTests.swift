@@ -102,6 +102,38 @@ struct FaultTests {
         #expect(reply.failure?.reason.hasPrefix("Nothing could not be started") == true)
     }
 
+    /// An executable someone still has open for writing ("Text file busy") starts once they let
+    /// go; one held for good is a launch failure that says why.
+    @Test(arguments: [true, false])
+    func anExecutableBusyBeingWritten(released: Bool) async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let wrapper = folder.appendingPathComponent("busy-plugin")
+        let plugin = Fixtures.productsDirectory.appendingPathComponent("heed-fault-plugin").path
+        try "#!/bin/sh\nexec '\(plugin)' \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper.path, 0o755)
+        let writer = open(wrapper.path, O_WRONLY | O_CLOEXEC)
+        try #require(writer >= 0)
+        if released {
+            Thread.detachNewThread {
+                usleep(150_000)
+                close(writer)
+            }
+        }
+        let manifest = PluginManifest(
+            appID: "org.heed.fault", displayName: "Fault", executable: wrapper.path, intents: ["ok"], directory: folder)
+        let (logger, _) = Fixtures.logger()
+        let host = PluginHost(manifest: manifest, executableURL: wrapper, limits: Fixtures.faultLimits, logger: logger)
+        let reply = await host.handle(.named("ok"))
+        if released {
+            #expect(reply.outcome == .success("Done."), "\(reply)")
+        } else {
+            close(writer)
+            #expect(reply.failure?.kind == .launchFailed)
+            #expect(reply.failure?.reason.contains("busy") == true, "\(String(describing: reply.failure?.reason))")
+        }
+        await host.shutdown()
+    }
+
     @Test func notificationsAndStandardError() async throws {
         let (host, logs) = Fixtures.faultHost()
         #expect(await host.handle(.named("notify")).outcome == .success("Done."))
