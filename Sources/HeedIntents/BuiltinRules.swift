@@ -19,9 +19,11 @@ enum BuiltinRules {
         <heed_decimal_digit> = zero | oh | <heed_digit>;
         <heed_number> = <heed_integer> [point <heed_decimal_digit> [<heed_decimal_digit> [<heed_decimal_digit> [<heed_decimal_digit>]]]];
         <heed_boolean> = yes | yeah | yep | sure | okay | true | on | no | nope | false | off;
-        <heed_duration_big_unit> = hour | hours | minute | minutes;
-        <heed_duration_part> = (<heed_below_hundred> | (a | one) hundred | a | an) [more] (<heed_duration_big_unit> [and a half] | and a half <heed_duration_big_unit> | second | seconds) | half (an hour | a minute);
-        <heed_duration> = <heed_duration_part> [[and] <heed_duration_part> [[and] <heed_duration_part>]];
+        <heed_duration_count> = <heed_below_hundred> | (a | one) hundred;
+        <heed_duration_hours> = (<heed_duration_count> | an) (hour | hours) [and a half] | <heed_below_hundred> and a half (hour | hours) | half an hour;
+        <heed_duration_minutes> = (<heed_duration_count> | a) (minute | minutes) [and a half] | <heed_below_hundred> and a half (minute | minutes) | half a minute;
+        <heed_duration_seconds> = <heed_duration_count> (second | seconds);
+        <heed_duration> = <heed_duration_hours> [[and] <heed_duration_minutes>] [[and] <heed_duration_seconds>] | <heed_duration_minutes> [[and] <heed_duration_seconds>] | <heed_duration_seconds> | <heed_duration_count> more (hour | hours | minute | minutes | second | seconds);
         <heed_ordinal_unit> = first | second | third | fourth | fifth | sixth | seventh | eighth | ninth;
         <heed_ordinal_word> = <heed_ordinal_unit> | tenth | eleventh | twelfth | thirteenth | fourteenth | fifteenth | sixteenth | seventeenth | eighteenth | nineteenth | twentieth | thirtieth | fortieth | fiftieth | sixtieth | seventieth | eightieth | ninetieth | <heed_tens> <heed_ordinal_unit> | last;
         <heed_ordinal> = [the] <heed_ordinal_word> [one];

@@ -227,58 +227,73 @@ enum SpokenNumbers {
 
 /// Durations in English words, both ways, in whole seconds.
 ///
-/// Accepted: up to three parts "COUNT UNIT" joined by an optional "and", where COUNT is an
-/// integer, "a" or "an", and UNIT is hour(s), minute(s) or second(s) (singular and plural
-/// both, so "a thirty minute run" works); "and a half" after an hour or minute part or between
-/// its count and unit ("two and a half hours"); "half an hour", "half a minute".
+/// Accepted, as `<heed_duration>` in ``BuiltinRules`` says: hours, then minutes, then seconds,
+/// each at most once and in that order, joined by an optional "and". Each part is COUNT UNIT,
+/// COUNT an integer up to a hundred, singular and plural both ("a thirty minute run"); "an hour"
+/// and "a minute"; "and a half" after an hour or minute part or between its count and unit
+/// ("two and a half hours"); "half an hour", "half a minute". "more" only in a duration of one
+/// part ("five more minutes"). "two hours three hours" and "a minute ten minutes" are not
+/// durations: nobody says them, and a grammar that allowed them heard them in other talk.
 enum SpokenDuration {
     private static let unitSeconds: [Substring: Int] = [
         "hour": 3600, "hours": 3600, "minute": 60, "minutes": 60, "second": 1, "seconds": 1,
     ]
+    /// The article a unit takes for a count of one: "an hour", "a minute"; seconds take none.
+    private static let article: [Int: String] = [3600: "an", 60: "a"]
 
     /// Parses a whole word sequence as a duration.
     /// - Parameter words: Lower-case words, e.g. `["an", "hour", "and", "a", "half"]`.
     /// - Returns: The duration in seconds, or `nil` when the words are not one duration.
     static func seconds(from words: [Substring]) -> Int? {
+        var more = WordCursor(words)
+        if let count = count(&more), more.take("more"), let unit = more.take(from: unitSeconds), more.isAtEnd {
+            return count * unit
+        }
         var cursor = WordCursor(words)
         var total = 0
-        for partIndex in 0..<3 {
-            if partIndex > 0 {
+        var largestUnitLeft = Int.max
+        while !cursor.isAtEnd {
+            if total > 0 {
                 let beforeAnd = cursor.index
                 if cursor.take("and"), cursor.isAtEnd { cursor.index = beforeAnd }
             }
-            guard let seconds = part(&cursor) else { return nil }
+            guard let (seconds, unit) = part(&cursor), unit < largestUnitLeft else { return nil }
             total += seconds
-            if cursor.isAtEnd { return total }
+            largestUnitLeft = unit
         }
-        return nil
+        return total > 0 ? total : nil
     }
 
-    private static func part(_ cursor: inout WordCursor) -> Int? {
-        if cursor.take("half") {
-            guard cursor.take("an") || cursor.take("a"), let unit = cursor.take(from: unitSeconds), unit > 1,
-                cursor.words[cursor.index - 1].hasSuffix("s") == false
-            else { return nil }
-            return unit / 2
-        }
-        let count: Int
-        if let integer = SpokenNumbers.integer(&cursor) {
-            count = integer
-        } else if cursor.take("a") || cursor.take("an") {
-            count = 1
-        } else {
+    /// A count of at most a hundred ("ninety minutes", "a hundred seconds"): people say longer
+    /// times in a larger unit, and number words alone ("a hundred two hour") drew other speech.
+    private static func count(_ cursor: inout WordCursor) -> Int? {
+        let start = cursor.index
+        guard let integer = SpokenNumbers.integer(&cursor), (1...100).contains(integer) else {
+            cursor.index = start
             return nil
         }
-        // A count is at most a hundred ("ninety minutes", "a hundred seconds"): people say longer
-        // times in a larger unit, and number words alone ("a hundred two hour") drew other speech.
-        guard count <= 100 else { return nil }
-        // "five more minutes": what "more" adds is the intent's business, not the duration's.
-        _ = cursor.take("more")
-        let halfBeforeUnit = cursor.take(sequence: ["and", "a", "half"])
+        return integer
+    }
+
+    /// One part: its seconds and its unit's length in seconds.
+    private static func part(_ cursor: inout WordCursor) -> (Int, Int)? {
+        if cursor.take("half") {
+            for (unit, word) in article where cursor.take(word) {
+                let unitWord = cursor.current
+                guard cursor.take(from: unitSeconds) == unit, unitWord?.hasSuffix("s") == false else { return nil }
+                return (unit / 2, unit)
+            }
+            return nil
+        }
+        let counted = count(&cursor)
+        let articleWord = counted == nil ? cursor.current : nil
+        guard counted != nil || cursor.take("a") || cursor.take("an") else { return nil }
+        let halfBeforeUnit = counted != nil && counted! < 100 && cursor.take(sequence: ["and", "a", "half"])
         guard let unit = cursor.take(from: unitSeconds) else { return nil }
+        if let articleWord, article[unit] != String(articleWord) { return nil }
         let halfAfterUnit = !halfBeforeUnit && unit > 1 && cursor.take(sequence: ["and", "a", "half"])
         guard !(halfBeforeUnit && unit == 1) else { return nil }
-        return count * unit + (halfBeforeUnit || halfAfterUnit ? unit / 2 : 0)
+        return ((counted ?? 1) * unit + (halfBeforeUnit || halfAfterUnit ? unit / 2 : 0), unit)
     }
 
     /// The canonical words of a duration: "one hour thirty minutes", "ten seconds", "zero seconds".

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func builtinRulesParse() {
-        #expect(BuiltinRules.rules.count == 15)
+        #expect(BuiltinRules.rules.count == 17)
     }
 
     @Test func missingHeader() {

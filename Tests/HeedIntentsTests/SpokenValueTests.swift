@@ -47,6 +47,25 @@ import Testing
         #expect(ParameterType.duration.value(fromSpoken: text) == nil)
     }
 
+    /// The grammar and the converter agree on what a duration is: hours, minutes, seconds, each at
+    /// most once and in that order; "more" only alone; "an hour", "a minute".
+    @Test(arguments: [
+        ("five more minutes", 300), ("one more hour", 3600), ("an hour", 3600), ("one and a half hour", 5400),
+        ("an hour and a half and ten minutes", 6000), ("one hour ten minutes and five seconds", 4205),
+        ("a hundred minutes", 6000), ("two minutes and thirty seconds", 150),
+        ("two hours three hours", nil), ("ten minutes one hour", nil), ("a minute ten minutes", nil),
+        ("thirty seconds five minutes", nil), ("a hour", nil), ("an minute", nil), ("a second", nil),
+        ("five more minutes ten seconds", nil), ("one hour five more minutes", nil), ("a more minute", nil),
+        ("a hundred and one minutes", nil), ("a and a half hours", nil), ("a hundred and a half minutes", nil),
+        ("two hundred seconds", nil),
+    ] as [(String, Int?)])
+    func durationGrammarAndConverterAgree(text: String, seconds: Int?) throws {
+        let expected = seconds.map { ParameterValue.duration(seconds: $0) }
+        #expect(ParameterType.duration.value(fromSpoken: text) == expected)
+        let match = try singleSlotCatalog(type: "duration").parse("say \(text)").first
+        #expect(match?.parameters["x"] == expected, "the grammar: \(String(describing: match))")
+    }
+
     @Test func durationWords() {
         #expect(ParameterValue.duration(seconds: 600).spokenWords == "ten minutes")
         #expect(ParameterValue.duration(seconds: 5400).spokenWords == "one hour thirty minutes")

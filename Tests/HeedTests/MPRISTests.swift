@@ -23,12 +23,15 @@ final class SessionBusFixture: @unchecked Sendable {
 
     let address: String
     private let daemon: Process
+    private let folder: URL
     private var players: [Process] = []
 
     init() throws {
+        // The bus's socket lives in a folder of the test's own, removed with it.
+        folder = try Fixtures.temporaryDirectory()
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1"]
+        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:dir=\(folder.path)"]
         let output = Pipe()
         daemon.standardOutput = output
         daemon.standardError = FileHandle.nullDevice
@@ -47,6 +50,7 @@ final class SessionBusFixture: @unchecked Sendable {
         // SIGKILL: mpv may wait on its bus connection at exit, and nothing may outlive a test.
         for player in players where player.isRunning { kill(player.processIdentifier, SIGKILL) }
         kill(daemon.processIdentifier, SIGKILL)
+        try? FileManager.default.removeItem(at: folder)
     }
 
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
