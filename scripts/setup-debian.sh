@@ -13,6 +13,7 @@ packages=(
   libasound2-dev                                                                # ALSA capture and playback
   libespeak-ng-dev espeak-ng                                                    # pronunciations, speech
   libspeexdsp-dev                                                               # noise suppression
+  sphinxtrain pocketsphinx                                                      # heed adapt (bw, map_adapt, mllr_solve; mdef converter)
   sox                                                                           # test and benchmark audio
   libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus) for the MPRIS plugin
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests

@@ -42,6 +42,7 @@ struct DenoiseOptions: ParsableArguments {
 
 struct RecognizerOptions: ParsableArguments {
     @OptionGroup var denoise: DenoiseOptions
+    @OptionGroup var adaptation: AdaptationOptions
 
     @Option(help: ArgumentHelp("The acoustic model folder.", valueName: "dir"))
     var model = PocketSphinxRecognizer.Configuration.default.modelDirectory
@@ -129,6 +130,7 @@ struct RecognizerOptions: ParsableArguments {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
+        configuration.applyAdaptation(adaptation)
         configuration.maximumAlternatives = alternatives ?? (catalog == nil ? configuration.maximumAlternatives : 0)
         if withoutPhoneLoop {
             configuration.phoneLoopReference = false
