@@ -14,7 +14,7 @@ packages=(
   libespeak-ng-dev espeak-ng                                                    # pronunciations, speech
   libspeexdsp-dev                                                               # noise suppression
   sphinxtrain pocketsphinx                                                      # heed adapt (bw, map_adapt, mllr_solve; mdef converter)
-  sox                                                                           # test and benchmark audio
+  sox flite                                                                     # test and benchmark audio, a second synthetic voice
   libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus) for the MPRIS plugin
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
 )

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedIntents
 import HeedRuntime
 import HeedSpeech
 import Logging
@@ -23,6 +24,13 @@ struct Adapt: ParsableCommand {
             eval, run --audio and listen (--no-adaptation to hear without it). A failed \
             adaptation leaves the one in use before in place.
 
+            With --record, Heed chooses sentences of the shipped intents' tests that cover the \
+            sounds of the commands (--prompts, default 20), shows each (and says it with \
+            --speak), records you reading it from the microphone (--device, or --input FILE in \
+            place of one), and asks again, up to three times, when what it heard was not the \
+            sentence. The recordings and their manifest are kept in \
+            $XDG_DATA_HOME/heed/adaptation/recordings, then adapted on.
+
             Methods: map (default) moves each Gaussian the recordings show towards your voice; \
             mllr fits one linear transform of all of them (less audio, less gain). Measured \
             gains are in docs/MEASUREMENTS.md ("Adaptation").
@@ -30,6 +38,7 @@ struct Adapt: ParsableCommand {
             Examples:
               heed adapt my-commands.tsv
               heed adapt my-commands.tsv --method mllr --json
+              heed adapt --record --speak
               heed adapt --status
               heed adapt --reset
             """
@@ -53,6 +62,29 @@ struct Adapt: ParsableCommand {
     @Option(help: ArgumentHelp("The pronunciation dictionary (CMU format) the words are looked up in.", valueName: "file"))
     var dictionary = PocketSphinxRecognizer.Configuration.default.dictionaryPath
 
+    @OptionGroup var intents: IntentOptions
+
+    @Flag(help: "Record yourself reading prompts from the microphone, then adapt on the recordings.")
+    var record = false
+
+    @Option(help: ArgumentHelp("With --record: how many sentences to read.", valueName: "n"))
+    var prompts = 20
+
+    @Option(help: ArgumentHelp("With --record: the ALSA capture device.", valueName: "name"))
+    var device = "default"
+
+    @Option(help: ArgumentHelp("With --record: read the audio from this recording instead of a microphone.", valueName: "file.wav"))
+    var input: String?
+
+    @Flag(name: .customLong("show-prompts"), help: "With --record: print the sentences that would be asked, one a line, and stop.")
+    var showPrompts = false
+
+    @Flag(help: "With --record: say each sentence too (espeak-ng, on --playback-device).")
+    var speak = false
+
+    @Option(name: .customLong("playback-device"), help: ArgumentHelp("The ALSA device --speak plays on.", valueName: "name"))
+    var playbackDevice = "default"
+
     @Flag(help: "Say which adaptation is in use, and what it was made from.")
     var status = false
 
@@ -63,8 +95,10 @@ struct Adapt: ParsableCommand {
     var json = false
 
     func validate() throws {
-        let modes = [manifest != nil, status, reset].filter { $0 }.count
-        if modes != 1 { throw ValidationError("give a manifest, --status or --reset (one of them)") }
+        let modes = [manifest != nil, record, status, reset].filter { $0 }.count
+        if modes != 1 { throw ValidationError("give a manifest, --record, --status or --reset (one of them)") }
+        if !record && (input != nil || speak || showPrompts) { throw ValidationError("--input, --speak and --show-prompts go with --record") }
+        if !(1...200).contains(prompts) { throw ValidationError("--prompts must be between 1 and 200, not \(prompts)") }
     }
 
     func run() throws {
@@ -83,13 +117,78 @@ struct Adapt: ParsableCommand {
             try report(record, text: Self.describe(record) + "\n  \(model.path)")
             return
         }
-        let recordings = try Self.recordings(in: manifest!)
+        if showPrompts {
+            print(try chosenPrompts().joined(separator: "\n"))
+            return
+        }
+        let manifestPath = record ? try recordPrompts(into: store.folder.appendingPathComponent("recordings")) : manifest!
+        let recordings = try Self.recordings(in: manifestPath)
         let adaptation = SpeakerAdaptation(
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
-        let record = try adaptation.run(recordings, source: URL(fileURLWithPath: manifest!).standardizedFileURL.path, store: store) { step in
+        let adapted = try adaptation.run(recordings, source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store) { step in
             if !json { printError("adapting: \(step)…") }
         }
-        try report(record, text: "Adapted. " + Self.describe(record))
+        try report(adapted, text: "Adapted. " + Self.describe(adapted))
+    }
+
+    /// The sentences of the shipped intents' tests that cover the commands' sounds best.
+    private func chosenPrompts() throws -> [String] {
+        let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+        let testFolder = IntentOptions.bundled("intents") + "/tests"
+        let files = try FileManager.default.contentsOfDirectory(atPath: testFolder).filter { $0.hasSuffix(".json") }.sorted()
+        let sentences = try files.flatMap { name in
+            try IntentTestFile.load(URL(fileURLWithPath: testFolder + "/" + name), catalog: catalog).cases
+                .filter { $0.intent != nil }.map { TextNormalizer.words($0.sentence).joined(separator: " ") }
+        }
+        let words = Set(sentences.flatMap { $0.split(separator: " ").map(String.init) })
+        return AdaptationPrompts.choose(
+            from: sentences, count: prompts, pronunciations: try Pronunciations.phones(of: words, dictionaryPath: dictionary))
+    }
+
+    /// Asks for each prompt until it is read (three tries), and writes the recordings and their
+    /// manifest into a fresh `folder`; returns the manifest's path.
+    private func recordPrompts(into folder: URL) throws -> String {
+        let chosen = try chosenPrompts()
+        var configuration = PocketSphinxRecognizer.Configuration.default
+        configuration.modelDirectory = model
+        configuration.dictionaryPath = dictionary
+        let source: any AudioSource = try input.map { try FileAudioSource(path: $0, format: .wav) } ?? ALSACapture(device: device)
+        let recorder = try PromptRecorder(source: source, prompts: chosen, configuration: configuration, logger: Logger(label: "heed"))
+        let speaker: ALSAPlayback? = speak ? try ALSAPlayback(device: playbackDevice) : nil
+
+        // A new session records beside the last one's recordings and replaces them only when done.
+        let session = folder.deletingLastPathComponent().appendingPathComponent("recording-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: session, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: session) }
+        var manifest = "wav\ttranscript\n"
+        printError("Read each sentence aloud after it appears, at your usual pace; Heed waits for you.")
+        prompts: for (index, prompt) in chosen.enumerated() {
+            for attempt in 1...3 {
+                printError(attempt == 1 ? "(\(index + 1)/\(chosen.count)) \(prompt)" : "Once more, please: \(prompt)")
+                if let speaker {
+                    let speech = try GraphemeToPhoneme.synthesize(text: prompt)
+                    try speaker.play(speech.samples, sampleRate: speech.sampleRate)
+                }
+                guard let (recording, reading) = try recorder.read(prompt, source: "prompt \(index + 1)") else {
+                    throw RecordingEnded(description: "the audio ended after \(index) of \(chosen.count) sentences; nothing was adapted")
+                }
+                switch reading {
+                case .accepted:
+                    let name = String(format: "%02d.wav", index + 1)
+                    try GraphemeToPhoneme.wavData(samples: recording.audio.samples, sampleRate: recording.audio.sampleRate)
+                        .write(to: session.appendingPathComponent(name))
+                    manifest += "\(name)\t\(prompt)\n"
+                    continue prompts
+                case .misread(let heard, _):
+                    printError(heard.isEmpty ? "Heed did not hear the sentence." : "Heed heard \"\(heard)\".")
+                }
+            }
+            printError("Skipped: \(prompt)")
+        }
+        try manifest.write(to: session.appendingPathComponent("manifest.tsv"), atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.moveItem(at: session, to: folder)
+        return folder.appendingPathComponent("manifest.tsv").path
     }
 
     private func report(_ value: some Encodable, text: String) throws {
@@ -115,6 +214,11 @@ struct Adapt: ParsableCommand {
                 source: "\(path):\(entry.line)")
         }
     }
+}
+
+/// The microphone or recording ended before every prompt was read.
+struct RecordingEnded: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// `--no-adaptation`, for the commands that hear.

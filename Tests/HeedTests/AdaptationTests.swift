@@ -120,10 +120,50 @@ struct AdaptationTests {
         #expect(models.count == 1, "failed runs leave nothing behind: \(models)")
     }
 
+    /// `--record` on a recording standing in for the microphone: a sentence that is not the
+    /// prompt is asked again, every prompt read is kept, and the adaptation is made from them.
+    /// The reader is flite (synthetic speech: this tests the conversation, not accuracy).
+    @Test(.enabled(if: ["/usr/bin/flite", "/usr/bin/sox"].allSatisfy(FileManager.default.isExecutableFile(atPath:)), "needs flite and sox"))
+    func recordingPromptsAsksAgainWhenMisreadThenAdapts() throws {
+        let shown = try heed(["adapt", "--record", "--prompts", "8", "--show-prompts"])
+        let prompts = shown.output.split(separator: "\n").map(String.init)
+        #expect(prompts.count == 8 && Set(prompts).count == 8, "\(shown.output)")
+        var parts: [String] = []
+        for (index, sentence) in (["what is the weather like in paris today"] + prompts).enumerated() {
+            let spoken = folder.appendingPathComponent("spoken-\(index).wav").path
+            let padded = folder.appendingPathComponent(String(format: "part-%02d.wav", index)).path
+            try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/flite"), ["-voice", "slt", "-t", sentence, "-o", spoken]).status == 0)
+            try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/sox"), [spoken, "-r", "16000", "-c", "1", padded, "pad", "0.5", "1.0"]).status == 0)
+            parts.append(padded)
+        }
+        let whole = folder.appendingPathComponent("readings.wav").path
+        try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/sox"), parts + [whole]).status == 0)
+
+        let run = try heed(["adapt", "--record", "--prompts", "8", "--input", whole, "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("(1/8) \(prompts[0])\n") && run.error.contains("Once more, please: \(prompts[0])"), "\(run.error)")
+        #expect(!run.error.contains("Skipped"), "\(run.error)")
+        let record = try status()
+        #expect(record["recordings"] as? Int == 8)
+        #expect((record["source"] as? String)?.hasSuffix("heed/adaptation/recordings/manifest.tsv") == true)
+        let manifest = try String(contentsOfFile: folder.path + "/data/heed/adaptation/recordings/manifest.tsv", encoding: .utf8)
+        #expect(manifest.split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[1]) } == prompts)
+
+        // The recording ends before every prompt is read: an error, and the adaptation stays.
+        let short = folder.appendingPathComponent("short.wav").path
+        try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/sox"), Array(parts[1...3]) + [short]).status == 0)
+        let ended = try heed(["adapt", "--record", "--prompts", "8", "--input", short])
+        #expect(ended.status == 1)
+        #expect(ended.error.contains("the audio ended after 3 of 8 sentences"), "\(ended.error)")
+        #expect(try status()["created"] as? String == record["created"] as? String)
+        let kept = try String(contentsOfFile: folder.path + "/data/heed/adaptation/recordings/manifest.tsv", encoding: .utf8)
+        #expect(kept == manifest, "the last session's recordings are kept")
+    }
+
     @Test func usage() throws {
         let run = try heed(["adapt"])
         #expect(run.status == 2)
-        #expect(run.error.contains("give a manifest, --status or --reset"))
+        #expect(run.error.contains("give a manifest, --record, --status or --reset"))
     }
 }
 
