@@ -36,6 +36,9 @@ public struct ListenerEvent: Sendable, Encodable {
     /// endpointer declared the end, after the silence window, to the final result),
     /// `endOfSpeechToHandleSent` (from that same moment to the plugin's handle request), …
     public var milliseconds: [String: Double]?
+    /// For `final`: the utterance's estimated signal-to-noise ratio in dB (``SignalToNoise``),
+    /// when it is long enough to tell.
+    public var snrDecibels: Double?
 
     init(_ event: String, time: Double? = nil) {
         self.event = event
@@ -359,7 +362,7 @@ public actor Listener {
                     } else {
                         result = try recognizer.recognize(utterance.audio).judged(at: threshold(for: purpose))
                     }
-                    sendFinal(result, at: utterance.speechEnd, ended: ended)
+                    sendFinal(result, of: utterance, ended: ended)
                     return .utterance(utterance, result, ended: ended)
                 }
             }
@@ -460,7 +463,7 @@ public actor Listener {
             let commandStart = min(utterance.samples.count, Int(last.end * Double(Endpointer.sampleRate)))
             let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
             let result = try recognizer.recognize(rest).judged(at: configuration.windowThreshold)
-            sendFinal(result, at: utterance.speechEnd, ended: ended)
+            sendFinal(result, of: utterance, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)
             return
         }
@@ -673,8 +676,9 @@ public actor Listener {
     private func send(_ event: ListenerEvent) { emit(.listener(event)) }
 
     /// Reports a final result, with how long after the end of speech it was ready.
-    private func sendFinal(_ result: RecognitionResult, at time: Double, ended: ContinuousClock.Instant) {
-        var final = ListenerEvent("final", time: time)
+    private func sendFinal(_ result: RecognitionResult, of utterance: Endpointer.Utterance, ended: ContinuousClock.Instant) {
+        var final = ListenerEvent("final", time: utterance.speechEnd)
+        final.snrDecibels = SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 }
         final.text = result.text
         final.isFinal = true
         final.confidence = result.confidence

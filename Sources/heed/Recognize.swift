@@ -54,10 +54,11 @@ struct Recognize: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let audio = denoise.mode(wholeRecordings: true).process(try AudioFile.read(file, format: audio.format), settings: denoise.settings)
-                let result = try recognizer.recognize(audio)
+                let recording = try AudioFile.read(file, format: audio.format)
+                let result = try recognizer.recognize(denoise.mode(wholeRecordings: true).process(recording, settings: denoise.settings))
                 let intent = parser?.parse(result.text).first
-                let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil)
+                let snr = SignalToNoise.estimate(recording.samples, sampleRate: recording.sampleRate)
+                let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil, snrDecibels: snr)
                 print(json ? try jsonLine(output) : Self.describe(output))
             } catch let error as AudioError {
                 failed = true
@@ -92,15 +93,18 @@ private struct FileResult: Encodable {
     var result: RecognitionResult
     var intent: IntentMatch?
     var withIntents: Bool
+    /// The recording's estimated signal-to-noise ratio in dB, when it can be told.
+    var snrDecibels: Double?
 
     func encode(to encoder: any Encoder) throws {
         try result.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(file, forKey: .file)
         if withIntents { try container.encode(intent, forKey: .intent) }
+        try container.encodeIfPresent(snrDecibels.map { ($0 * 10).rounded() / 10 }, forKey: .snrDecibels)
     }
 
-    private enum Key: String, CodingKey { case file, intent }
+    private enum Key: String, CodingKey { case file, intent, snrDecibels }
 }
 
 func format(_ value: Double) -> String {

@@ -97,6 +97,7 @@ struct CommandLineTests {
         let recognized = try Fixtures.run(
             Fixtures.heedBinary, ["recognize", "examples/audio/set_a_timer_for_5_minutes.wav", "--intents", "intents", "--json"], in: Fixtures.packageRoot)
         #expect(recognized.output.contains(#""rejected":false"#), "\(recognized.output)")
+        #expect(recognized.output.contains(#""snrDecibels":"#), "\(recognized.output)")
     }
 
     /// The intents, grammars and plugins that come with the build are found from any folder.

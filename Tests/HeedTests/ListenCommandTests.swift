@@ -140,6 +140,9 @@ struct ListenCommandTests {
         let home = try Home(input: input)
         let events = try home.listen(["--dry-run", "--denoise", "on", "--reject-below", "0.3"])
         #expect(Self.said(events, "final").first?["text"] as? String == "set a timer for ten minutes", "\(events)")
+        // The final result says how noisy the utterance was.
+        let snr = try #require(Self.said(events, "final").first?["snrDecibels"] as? Double, "\(events)")
+        #expect((0...60).contains(snr))
         // --dry-run reports the parsed intent itself.
         #expect((Self.said(events, "intent").first?["intent"] as? [String: Any])?["intent"] as? String == "setTimer")
         let auto = try home.heed(["listen", "--denoise", "auto"])
