@@ -1,4 +1,5 @@
 import Foundation
+import HeedRuntime
 @testable import HeedSpeech
 import Testing
 
@@ -197,5 +198,23 @@ struct AcousticModelFileTests {
         } catch {
             #expect(error.description.hasPrefix(file.path))
         }
+    }
+}
+
+@Suite("Adaptation prompts")
+struct AdaptationPromptTests {
+    /// Each next sentence adds the most sounds not yet covered (then phone pairs, then the shorter
+    /// wins); a sentence with a word that has no pronunciation is never chosen.
+    @Test func promptsCoverTheMostPhonesFirst() {
+        let pronunciations: [String: [String]] = [
+            "pause": ["P", "AO", "Z"], "stop": ["S", "T", "AA", "P"], "it": ["IH", "T"],
+            "next": ["N", "EH", "K", "S", "T"], "song": ["S", "AO", "NG"], "zorblax": [],
+        ]
+        let chosen = HeedRuntime.AdaptationPrompts.choose(
+            from: ["pause it", "stop it", "next song", "pause", "next song", "zorblax now"], count: 3, pronunciations: pronunciations)
+        // "next song" brings 8 phones; "stop it" and "pause it" then 3 each, 3 new pairs each: the
+        // shorter; then "pause" and "pause it" add Z and two pairs: the shorter again.
+        #expect(chosen == ["next song", "stop it", "pause"])
+        #expect(HeedRuntime.AdaptationPrompts.choose(from: ["pause it"], count: 5, pronunciations: pronunciations) == ["pause it"])
     }
 }
