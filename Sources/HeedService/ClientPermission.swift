@@ -1,0 +1,107 @@
+public import Foundation
+import HeedClient
+public import HeedRuntime
+import Glibc
+
+/// Who is at the other end of a connection, as the kernel says: never what the client claims.
+struct ClientIdentity: Sendable {
+    /// The peer's process id, user id and group id (`SO_PEERCRED`).
+    var credentials: PeerCredentials?
+    /// The peer's executable (`/proc/PID/exe`), when it could be read.
+    var executable: String?
+    /// The client manifest naming that executable.
+    var manifest: ClientManifest?
+
+    /// Identifies the peer of a connected socket.
+    /// - Parameters:
+    ///   - descriptor: The connection.
+    ///   - catalog: The client manifests.
+    init(descriptor: Int32, catalog: ClientCatalog) {
+        credentials = UnixSocket.peerCredentials(descriptor)
+        executable = credentials.flatMap { Self.executable(of: $0.processID) }
+        manifest = executable.flatMap { catalog.manifest(executable: URL(fileURLWithPath: $0)) }
+    }
+
+    /// The executable of a process: the target of `/proc/PID/exe`.
+    static func executable(of processID: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/\(processID)/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// How the client is named in messages: its display name and app id, or its executable.
+    var name: String {
+        if let manifest { return "“\(manifest.displayName)” (\(manifest.appID))" }
+        return "the program \(executable ?? "of process \(credentials.map { String($0.processID) } ?? "?")")"
+    }
+}
+
+/// Whether a client may use speech recognition, with Apple's rules (reference 000): a manifest
+/// with a usage description, and the user's decision or the administrator's restriction.
+public struct ClientPermission: Sendable {
+    /// The decisions and the administrator's policy.
+    public let store: AuthorizationStore
+    /// Where client manifests are searched, for messages.
+    public let clientFolders: [URL]
+
+    public init(store: AuthorizationStore, clientFolders: [URL]) {
+        self.store = store
+        self.clientFolders = clientFolders
+    }
+
+    /// A client's status, or why it has none.
+    enum Answer {
+        /// The client is known and may ask: its status, and a sentence unless it is authorized.
+        case status(ServiceStatus, message: String?)
+        /// The client cannot even ask: `unknownClient`, `noUsageDescription` or `unavailable`.
+        case refused(ServiceStatus, message: String)
+    }
+
+    /// The speech-recognition status of a client, as `requestAuthorization` answers it.
+    ///
+    /// The service has no terminal and asks nobody: a `notDetermined` client stays so, and the
+    /// sentence says how the user decides.
+    func status(of identity: ClientIdentity) -> Answer {
+        guard let manifest = identity.manifest else {
+            let searched = clientFolders.map(\.path).joined(separator: ", ")
+            return .refused(
+                .unknownClient,
+                message: "\(identity.name) is not a known client: Heed recognizes speech only for programs whose executable "
+                    + "a client.json names (searched \(searched.isEmpty ? "no folder" : searched)); see docs/CLIENTS.md")
+        }
+        guard let usage = manifest.speechRecognitionUsageDescription else {
+            return .refused(
+                .noUsageDescription,
+                message: "\(identity.name) cannot request speech recognition: its manifest \(manifest.file.path) has no "
+                    + "'speechRecognitionUsageDescription'. Add a sentence that tells the user how it uses what they say, "
+                    + "e.g. \"speechRecognitionUsageDescription\": \"Lets you mark an item as finished by saying Done.\"")
+        }
+        let status: AuthorizationStatus
+        do {
+            status = try store.speechRecognitionStatus(of: manifest.appID)
+        } catch {
+            return .refused(.unavailable, message: "cannot read the authorization state: \(error); Heed refuses every client until it can")
+        }
+        let appID = manifest.appID
+        switch status {
+        case .authorized:
+            return .status(.authorized, message: nil)
+        case .denied:
+            return .status(
+                .denied,
+                message: "the user denied speech recognition to \(identity.name); `heed auth speech-recognition grant \(appID)` changes that")
+        case .restricted:
+            let file = store.policyFile?.path ?? "the policy file"
+            return .status(
+                .restricted,
+                message: "speech recognition for \(identity.name) is restricted by the administrator's policy (\(file)); only they can change that")
+        case .notDetermined:
+            let reason = usage.trimmingCharacters(in: .whitespacesAndNewlines)
+            return .status(
+                .notDetermined,
+                message: "\(identity.name) asks to use speech recognition (“\(reason)”), but the service has nobody to ask: "
+                    + "decide with `heed auth speech-recognition grant \(appID)` or `heed auth speech-recognition deny \(appID)`")
+        }
+    }
+}
