@@ -168,6 +168,15 @@ public final class HeedClient: Sendable {
         try start(.stream, options)
     }
 
+    /// Recognizes what Heed's microphone hears, for a client with none (not built yet in the
+    /// service: the task is refused with `unavailable`).
+    /// - Parameter options: The grammar and whether to report partial results.
+    /// - Returns: The task.
+    /// - Throws: ``ServiceError`` when the connection is closed.
+    public func recognizeMicrophone(options: RecognitionOptions = .init()) throws -> RecognitionTask {
+        try start(.microphone, options)
+    }
+
     private func start(_ source: AudioSourceChoice, _ options: RecognitionOptions) throws -> RecognitionTask {
         let id = nextID()
         let (updates, continuation) = AsyncStream.makeStream(of: RecognitionUpdate.self)

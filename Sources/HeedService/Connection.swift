@@ -74,12 +74,12 @@ final class Connection: Sendable {
             }
             switch next {
             case .end: break reading
-            case .tooLong(let count):
+            case .tooLong:
                 send(
                     .error(
                         nil, .tooLarge,
-                        "a line of more than \(count) bytes was skipped: the limit is \(HeedProtocol.maximumLineLength) bytes "
-                            + "a line; send audio in smaller messages (a second of audio is about 43 KB of base64)"))
+                        "a line longer than \(HeedProtocol.maximumLineLength) bytes (the limit) was skipped; "
+                            + "send audio in smaller messages (a second of audio is about 43 KB of base64)"))
             case .line(let bytes):
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 handle(bytes)

@@ -109,6 +109,12 @@ public struct ListeningSocket: Sendable {
         }
     }
 
+    /// Closes the socket when the service will not run after all, and removes its file.
+    public func close() {
+        UnixSocket.close(descriptor)
+        remove()
+    }
+
     /// Removes the socket file if it is still the one this service made.
     func remove() {
         var information = stat()

@@ -8,12 +8,15 @@ import HeedClient
 
 let usage = """
     usage: heed-client-example [--socket PATH] authorize
+           heed-client-example [--socket PATH] listen [--json] [--partial]
            heed-client-example [--socket PATH] transcribe FILE [--json] [--partial] [--stream]
                                [--grammar intents|NAME] [--phrases "lights on,lights off"]
                                [--finish-after SECONDS | --cancel-after SECONDS | --disconnect-after SECONDS]
 
     authorize    ask for speech-recognition authorization; prints the status
                  (exit status 0 when authorized, 1 otherwise)
+    listen       recognize what Heed's microphone hears (not built yet in heed serve:
+                 refused with the status unavailable)
     transcribe   recognize a WAV file: the service reads it, or with --stream this program
                  reads it (16 kHz mono 16-bit) and streams it in 0.1 s messages
       --json       print every update as a JSON line
@@ -76,8 +79,8 @@ struct Arguments {
                 }
             }
         }
-        guard ["authorize", "transcribe"].contains(command) else {
-            throw UsageError(message: command.isEmpty ? "give a command: authorize or transcribe" : "unknown command \(command)")
+        guard ["authorize", "listen", "transcribe"].contains(command) else {
+            throw UsageError(message: command.isEmpty ? "give a command: authorize, listen or transcribe" : "unknown command \(command)")
         }
         if command == "transcribe", file == nil { throw UsageError(message: "transcribe needs a FILE") }
         if !stream, finishAfter != nil || cancelAfter != nil || disconnectAfter != nil {
@@ -168,9 +171,10 @@ struct UpdateLine: Encodable {
 
 func transcribe(_ arguments: Arguments, client: HeedClient) async throws {
     let options = RecognitionOptions(grammar: arguments.grammar, partialResults: arguments.partial)
-    guard let file = arguments.file else { return }
     let task: RecognitionTask
-    if arguments.stream {
+    if arguments.command == "listen" {
+        task = try client.recognizeMicrophone(options: options)
+    } else if arguments.stream, let file = arguments.file {
         let samples = try readWAV(file)
         task = try client.recognizeStream(options: options)
         let chunk = 1600  // 0.1 s
@@ -190,7 +194,7 @@ func transcribe(_ arguments: Arguments, client: HeedClient) async throws {
         }
         if arguments.cancelAfter != nil, sent < samples.count { try task.cancel() } else { try task.finish() }
     } else {
-        task = try client.recognize(file: file, options: options)
+        task = try client.recognize(file: arguments.file ?? "", options: options)
     }
     var heardFinal = false
     for await update in task.updates {

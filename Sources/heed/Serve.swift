@@ -74,6 +74,22 @@ struct Serve: AsyncParsableCommand {
         if !noMicrophone {
             printError("heed: note: Heed's microphone is not built into heed serve yet; serving files and streamed audio (--no-microphone)")
         }
+        let path = socket ?? HeedProtocol.defaultSocketPath()
+        // Another service on the socket, or a path that is no socket, ends the command at once (exit status 1).
+        let listening = try ListeningSocket.open(at: path) {
+            var event = ServiceEvent("staleSocketRemoved")
+            event.socket = path
+            printer.print(event)
+        }
+        do {
+            try await serve(on: listening, printer: printer)
+        } catch {
+            listening.close()
+            throw error
+        }
+    }
+
+    private func serve(on listening: ListeningSocket, printer: ServeEventPrinter) async throws {
         let configuration = try state.configurationWithState()
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         let registered = try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
@@ -87,13 +103,6 @@ struct Serve: AsyncParsableCommand {
             grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
             grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")))
         let logger = Logger(label: "heed")
-        let path = socket ?? HeedProtocol.defaultSocketPath()
-        // Another service on the socket, or a path that is no socket, ends the command here (exit status 1).
-        let listening = try ListeningSocket.open(at: path) {
-            var event = ServiceEvent("staleSocketRemoved")
-            event.socket = path
-            printer.print(event)
-        }
         let service = try SpeechService(
             socket: listening,
             configuration: SpeechService.Configuration(version: Heed.configuration.version, maximumTasks: maximumTasks),
