@@ -135,7 +135,7 @@ final class RecognitionRun: @unchecked Sendable {
             if case .cancel(let silently)? = take(waiting: false) { return .cancel(silently: silently) }
             return .finish(samples)
         }
-        var partials = PartialResults(recognizer: lease.recognizer)
+        guard var partials = PartialResults(lease) else { return .failed(.unavailable, "cannot load a decoder for partial results") }
         defer { partials.stop() }
         var offset = 0
         while offset < samples.count {
@@ -151,7 +151,8 @@ final class RecognitionRun: @unchecked Sendable {
 
     private func runStream(_ lease: Recognizers.Lease) -> Outcome {
         var samples: [Int16] = []
-        var partials = partialResults ? PartialResults(recognizer: lease.recognizer) : nil
+        var partials = partialResults ? PartialResults(lease) : nil
+        if partialResults, partials == nil { return .failed(.unavailable, "cannot load a decoder for partial results") }
         defer { partials?.stop() }
         while true {
             guard let input = take(waiting: true) else { continue }
@@ -213,7 +214,9 @@ struct PartialResults {
     private var last = ""
     private var started = false
 
-    init(recognizer: PocketSphinxRecognizer) {
+    /// Partial results from a task's decoder for them; `nil` when it cannot be loaded.
+    init?(_ lease: Recognizers.Lease) {
+        guard let recognizer = try? lease.liveRecognizer() else { return nil }
         self.recognizer = recognizer
     }
 

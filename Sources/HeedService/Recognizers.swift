@@ -37,17 +37,41 @@ public final class Recognizers: Sendable {
         }
     }
 
-    /// A decoder checked out by one task.
+    /// The decoders checked out by one task.
+    ///
+    /// Partial results come from a second decoder of the same grammar, made when a task first
+    /// asks for them: a live pass changes the decoder's running cepstral mean, and with it the
+    /// whole-utterance result of the next decode (on a fresh decoder, a live pass over a file
+    /// made the final decode find nothing). With its own decoder for partials, the final result
+    /// is the one `heed recognize` gives, with or without partial results.
     final class Lease: @unchecked Sendable {
         // Used by one task's thread at a time: handed over through the pool's lock.
         let recognizer: PocketSphinxRecognizer
         let key: String?
         let parser: IntentParser?
+        private let grammar: Grammar
+        private let configuration: PocketSphinxRecognizer.Configuration
+        private let logger: Logger
+        private var live: PocketSphinxRecognizer?
 
-        init(recognizer: PocketSphinxRecognizer, key: String?, parser: IntentParser?) {
+        init(
+            recognizer: PocketSphinxRecognizer, key: String?, parser: IntentParser?, grammar: Grammar,
+            configuration: PocketSphinxRecognizer.Configuration, logger: Logger
+        ) {
             self.recognizer = recognizer
             self.key = key
             self.parser = parser
+            self.grammar = grammar
+            self.configuration = configuration
+            self.logger = logger
+        }
+
+        /// The decoder for partial results, loaded the first time.
+        func liveRecognizer() throws(RecognizerError) -> PocketSphinxRecognizer {
+            if let live { return live }
+            let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: logger)
+            live = recognizer
+            return recognizer
         }
     }
 
@@ -93,7 +117,7 @@ public final class Recognizers: Sendable {
         }
         do {
             let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: logger)
-            return Lease(recognizer: recognizer, key: key, parser: parser)
+            return Lease(recognizer: recognizer, key: key, parser: parser, grammar: grammar, configuration: configuration, logger: logger)
         } catch {
             let status: ServiceStatus = error.code == .grammarInvalid || error.code == .wordsMissing ? .invalidGrammar : .unavailable
             throw Refusal(status: status, message: "cannot load a recognizer: \(error)")
