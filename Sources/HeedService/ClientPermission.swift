@@ -63,6 +63,11 @@ public struct ClientPermission: Sendable {
     /// The service has no terminal and asks nobody: a `notDetermined` client stays so, and the
     /// sentence says how the user decides.
     func status(of identity: ClientIdentity) -> Answer {
+        // The socket is the user's own (0600 in a 0700 folder); root can still connect.
+        if let credentials = identity.credentials, credentials.userID != getuid() {
+            return .refused(
+                .unknownClient, message: "\(identity.name) runs as another user (uid \(credentials.userID)); this service serves only uid \(getuid())")
+        }
         guard let manifest = identity.manifest else {
             let searched = clientFolders.map(\.path).joined(separator: ", ")
             return .refused(

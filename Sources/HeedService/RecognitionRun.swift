@@ -179,7 +179,10 @@ final class RecognitionRun: @unchecked Sendable {
     private func finalResult(_ samples: [Int16], _ lease: Recognizers.Lease) {
         let result: HeedCore.RecognitionResult
         do {
-            result = try lease.recognizer.recognize(AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate))
+            let setup = connection.service.recognizers.setup
+            let audio = setup.denoise.process(
+                AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings)
+            result = try lease.recognizer.recognize(audio)
         } catch {
             send(.error(id, .unavailable, "decoding failed: \(error)"))
             return

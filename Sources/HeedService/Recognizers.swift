@@ -1,4 +1,5 @@
 public import Foundation
+public import HeedAudio
 import HeedClient
 public import HeedIntents
 public import HeedSpeech
@@ -24,11 +25,18 @@ public final class Recognizers: Sendable {
         public var grammarConfiguration: PocketSphinxRecognizer.Configuration
         /// Where named grammars (`NAME.gram`) are.
         public var grammarsFolder: URL?
+        /// Noise suppression of a task's whole audio before the final decode.
+        public var denoise: DenoiseMode
+        /// The suppressor's settings.
+        public var denoiseSettings: NoiseSuppressor.Settings
 
         public init(
             intentsGrammar: Grammar?, parser: IntentParser?, intentsConfiguration: PocketSphinxRecognizer.Configuration,
-            grammarConfiguration: PocketSphinxRecognizer.Configuration, grammarsFolder: URL?
+            grammarConfiguration: PocketSphinxRecognizer.Configuration, grammarsFolder: URL?, denoise: DenoiseMode = .off,
+            denoiseSettings: NoiseSuppressor.Settings = .init()
         ) {
+            self.denoise = denoise
+            self.denoiseSettings = denoiseSettings
             self.intentsGrammar = intentsGrammar
             self.parser = parser
             self.intentsConfiguration = intentsConfiguration

@@ -101,7 +101,9 @@ struct Serve: AsyncParsableCommand {
             parser: catalog.parser(vocabulary: registered.terms),
             intentsConfiguration: recognizer.decoderConfiguration(forIntents: true, vocabulary: registered, lenient: true),
             grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
-            grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")))
+            grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
+            // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
+            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings)
         let logger = Logger(label: "heed")
         let service = try SpeechService(
             socket: listening,
