@@ -87,14 +87,20 @@ final class RecognitionRun: @unchecked Sendable {
     }
 
     private func run() {
-        defer { connection.ended(self) }
         setState(.starting)
+        recognize()
+        // The task's place is free before the client hears `completed`: its next request may take it.
+        connection.ended(self)
+        setState(.completed)
+    }
+
+    /// Everything between `starting` and `completed`.
+    private func recognize() {
         let lease: Recognizers.Lease
         do {
             lease = try connection.service.recognizers.checkOut(grammar)
         } catch {
             send(.error(id, error.status, error.message))
-            setState(.completed)
             return
         }
         defer { connection.service.recognizers.checkIn(lease) }
@@ -114,7 +120,6 @@ final class RecognitionRun: @unchecked Sendable {
         case .failed(let status, let message):
             send(.error(id, status, message))
         }
-        setState(.completed)
     }
 
     private enum Outcome {

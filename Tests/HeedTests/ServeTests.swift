@@ -1,5 +1,7 @@
 import Foundation
 import HeedClient
+import HeedRuntime
+import HeedService
 import Synchronization
 import Testing
 
@@ -352,5 +354,188 @@ struct ServeTests {
         #expect(service.stop() == 0)
         #expect(service.events.contains("\"event\":\"stopped\""))
         #expect(!FileManager.default.fileExists(atPath: setup.socket))
+    }
+
+    // MARK: - Other clients: Python, and a client that holds a task open
+
+    /// The Python interpreter's real path, when there is one.
+    static let python: String? = {
+        guard let result = try? Fixtures.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import os, sys; print(os.path.realpath(sys.executable))"]),
+            result.status == 0
+        else { return nil }
+        let path = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return path.isEmpty ? nil : path
+    }()
+
+    /// Registers the Python interpreter as a client and authorizes it.
+    static func authorizePython(_ setup: Setup, _ python: String) throws {
+        let folder = setup.clients.appendingPathComponent("python")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let manifest = [
+            "appId": "org.example.python-notes", "displayName": "Python notes", "executable": python,
+            "speechRecognitionUsageDescription": "Turns what you say into notes.",
+        ]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: folder.appendingPathComponent("client.json"))
+        let granted = try Fixtures.run(
+            Fixtures.heedBinary,
+            ["auth", "speech-recognition", "grant", "org.example.python-notes", "--state-dir", setup.state, "--clients", setup.clients.path])
+        #expect(granted.status == 0, "\(granted.error)")
+    }
+
+    @Test(.enabled(if: ServeTests.python != nil, "needs python3"))
+    func pythonClientAndProtocolDetails() throws {
+        let python = try #require(Self.python)
+        let setup = try Setup()
+        try setup.authorized()
+        try Self.authorizePython(setup, python)
+        let service = try Service(setup, extra: ["--max-tasks", "1"])
+        defer { _ = service.stop() }
+        try service.waitListening()
+
+        // The Python client of docs/CLIENTS.md, as it is printed there.
+        let script = Fixtures.packageRoot.appendingPathComponent("contrib/python/heed_transcribe.py")
+        let documentation = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/CLIENTS.md"), encoding: .utf8)
+        #expect(documentation.contains(try String(contentsOf: script, encoding: .utf8)))
+        let run = try Fixtures.run(URL(fileURLWithPath: python), [script.path, Self.recording, setup.socket])
+        #expect(run.status == 0, "\(run.error)")
+        let output = run.output.split(separator: "\n").map(String.init)
+        #expect(output.first?.hasPrefix("…") == true, "\(run.output)")
+        #expect(output.last == "set a timer for five minutes {\"intent\": \"setTimer\", \"parameters\": {\"duration\": 300}}", "\(run.output)")
+
+        // A Python client that holds a task open: with --max-tasks 1, another task is busy.
+        let holder = """
+            import base64, json, socket, sys
+            c = socket.socket(socket.AF_UNIX); c.settimeout(120); c.connect(sys.argv[1]); f = c.makefile("rwb")
+            def send(m): f.write(json.dumps(m).encode() + b"\\n"); f.flush()
+            def reply(): return json.loads(f.readline())
+            send({"id": "a", "type": "recognize", "source": "stream"})
+            print(reply()["state"], reply()["state"], flush=True)            # starting running
+            send({"id": "a", "type": "recognize", "source": "stream"})
+            print(reply()["status"], flush=True)                              # the id is taken: unknownTask
+            send({"id": "a", "type": "audio", "data": "not base64!"})
+            print(reply()["status"], flush=True)                              # malformed; the task goes on
+            send({"id": "b", "type": "recognize", "source": {"file": sys.argv[2]}})
+            print(reply()["status"], flush=True)                              # busy
+            send({"id": "zz", "type": "finish"})
+            print(reply()["status"], flush=True)                              # unknownTask
+            send({"id": "h", "type": "hello", "protocol": 2})
+            print(reply()["status"], flush=True)                              # unsupportedProtocol
+            send({"id": "a", "type": "audio", "data": base64.b64encode(bytes(3200)).decode()})
+            send({"id": "a", "type": "finish"})
+            states = []
+            while True:
+                m = reply()
+                if m["type"] == "final": print("final", repr(m["transcription"]), m["rejected"], m.get("intent"), flush=True)
+                if m["type"] == "state": states.append(m["state"])
+                if m.get("state") == "completed": break
+            print(" ".join(states), flush=True)
+            send({"id": "a", "type": "cancel"})                               # a late cancel is ignored
+            send({"id": "e", "type": "recognize", "source": "stream", "maxDuration": 0.5, "grammar": "commands"})
+            send({"id": "e", "type": "audio", "data": base64.b64encode(bytes(32000)).decode()})
+            while True:
+                m = reply()
+                if m["type"] == "final": print("limit", m["audioDuration"], flush=True)
+                if m.get("state") == "completed": break
+            """
+        let held = try Fixtures.run(URL(fileURLWithPath: python), ["-c", holder, setup.socket, Self.recording])
+        #expect(held.status == 0, "\(held.error)")
+        #expect(
+            held.output.split(separator: "\n").map(String.init) == [
+                "starting running", "unknownTask", "malformed", "busy", "unknownTask", "unsupportedProtocol",
+                "final '' True None", "finishing completed", "limit 0.5",
+            ], "\(held.output)")
+
+        #expect(service.stop() == 0)
+    }
+
+    // MARK: - Pieces
+
+    @Test func speechRecognitionDecisionsShareTheAuthorizationStore() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let policy = folder.appendingPathComponent("policy.json")
+        let store = AuthorizationStore(stateDirectory: folder, policyFile: policy)
+        try store.record(.authorized, for: "org.heed.timer")
+        #expect(try store.speechRecognitionStatus(of: Self.appID) == .notDetermined)
+        // A state file without speech-recognition decisions keeps its shape.
+        #expect(!(try String(contentsOf: store.stateFile, encoding: .utf8)).contains("speechRecognition"))
+
+        try store.recordSpeechRecognition(.authorized, for: Self.appID)
+        #expect(try store.speechRecognitionStatus(of: Self.appID) == .authorized)
+        #expect(try store.status(of: Self.appID) == .notDetermined)  // app authorization is another table
+        #expect(try store.status(of: "org.heed.timer") == .authorized)
+        let reread = AuthorizationStore(stateDirectory: folder, policyFile: policy)
+        #expect(try reread.snapshot().speechRecognitionRecords.map(\.appID) == [Self.appID])
+
+        #expect(throws: AuthorizationError.self) { try store.recordSpeechRecognition(.notDetermined, for: Self.appID) }
+        try JSONSerialization.data(withJSONObject: ["restricted": [Self.appID]]).write(to: policy)
+        #expect(try store.speechRecognitionStatus(of: Self.appID) == .restricted)
+        #expect(throws: AuthorizationError.self) { try store.resetSpeechRecognition(Self.appID) }
+        try FileManager.default.removeItem(at: policy)
+        try store.resetSpeechRecognition(Self.appID)
+        #expect(try store.speechRecognitionStatus(of: Self.appID) == .notDetermined)
+        #expect(try store.status(of: "org.heed.timer") == .authorized)
+    }
+
+    @Test func clientManifestsAreCheckedWhereTheyAreWrong() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        func load(_ text: String) throws -> ClientManifest {
+            let file = folder.appendingPathComponent("client.json")
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            return try ClientManifest.load(from: file)
+        }
+        let manifest = try load(#"{"appId": "org.example.notes", "displayName": "Notes", "executable": "/usr/bin/true"}"#)
+        #expect(manifest.speechRecognitionUsageDescription == nil)
+        #expect(manifest.executableURL.path == URL(fileURLWithPath: "/usr/bin/true").resolvingSymlinksInPath().path)
+        #expect(ClientCatalog.discover(in: [folder]).manifest(executable: URL(fileURLWithPath: "/usr/bin/true"))?.appID == "org.example.notes")
+        for (text, expected) in [
+            (#"{"appId": "notes", "displayName": "Notes", "executable": "x"}"#, "reverse-DNS"),
+            (#"{"appId": "org.example.notes", "displayName": "Notes"}"#, "'executable'"),
+            (#"{"appId": "org.example.notes", "displayName": "Notes", "executable": "x", "usage": "y"}"#, "usage"),
+            (#"{"appId": "org.example.notes", "displayName": "Notes", "executable": "x", "speechRecognitionUsageDescription": " "}"#, "must not be empty"),
+        ] {
+            #expect {
+                _ = try load(text)
+            } throws: { error in
+                "\(error)".contains(expected) && "\(error)".contains("client.json:1:")
+            }
+        }
+    }
+
+    @Test func lineReaderSkipsAnOversizedLineAndGoesOn() throws {
+        var descriptors: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0)
+        defer { for descriptor in descriptors { close(descriptor) } }
+        let reader = LineReader(descriptor: descriptors[0], maximumLength: 10)
+        let output = descriptors[1]
+        let writer = Thread {
+            try? UnixSocket.send(output, Array("short\n".utf8) + [UInt8](repeating: 0x61, count: 100_000) + Array("\nafter\n".utf8))
+            shutdown(output, Int32(SHUT_WR))
+        }
+        writer.start()
+        guard case .line(let first) = try reader.next() else { Issue.record("no first line"); return }
+        #expect(String(decoding: first, as: UTF8.self) == "short")
+        guard case .tooLong = try reader.next() else { Issue.record("the long line was not refused"); return }
+        guard case .line(let after) = try reader.next() else { Issue.record("no line after the long one"); return }
+        #expect(String(decoding: after, as: UTF8.self) == "after")
+        guard case .end = try reader.next() else { Issue.record("no end"); return }
+    }
+
+    @Test func helpTeaches() throws {
+        let serve = try Fixtures.run(Fixtures.heedBinary, ["serve", "--help"])
+        #expect(serve.status == 0)
+        for text in ["--socket", "--no-microphone", "heed auth speech-recognition grant", "docs/CLIENTS.md", "Not built yet"] {
+            #expect(serve.output.contains(text), "\(text)")
+        }
+        let auth = try Fixtures.run(Fixtures.heedBinary, ["auth", "speech-recognition", "--help"])
+        #expect(auth.output.contains("heed auth speech-recognition grant org.heed.example-client"))
+        let unknown = try Fixtures.run(
+            Fixtures.heedBinary, ["auth", "speech-recognition", "grant", "org.example.nobody", "--clients", Fixtures.packageRoot.appendingPathComponent("clients").path,
+                                  "--state-dir", try Fixtures.temporaryDirectory().path])
+        #expect(unknown.status == 2)
+        #expect(unknown.error.contains("unknown client 'org.example.nobody'") && unknown.error.contains("org.heed.example-client"), "\(unknown.error)")
+        let client = try Fixtures.run(Self.clientBinary, ["--help"])
+        #expect(client.status == 0 && client.output.contains("transcribe FILE"))
+        let wrong = try Fixtures.run(Self.clientBinary, ["transcribe"])
+        #expect(wrong.status == 2 && wrong.error.contains("transcribe needs a FILE"))
     }
 }
