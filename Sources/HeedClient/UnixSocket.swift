@@ -132,6 +132,13 @@ package enum UnixSocket {
         return PeerCredentials(processID: raw.0, userID: raw.1, groupID: raw.2)
     }
 
+    /// Makes ``send(_:_:)`` fail (`EAGAIN`) when the peer has read nothing for `seconds` and
+    /// the socket buffer stays full (`SO_SNDTIMEO`).
+    package static func setSendTimeout(_ descriptor: Int32, seconds: Int) {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Writes all of `bytes`, waiting while the socket buffer is full.
     ///
     /// `MSG_NOSIGNAL`: a peer that went away gives `EPIPE`, never `SIGPIPE`.

@@ -10,7 +10,12 @@ final class Connection: Sendable {
         var tasks: [MessageID: RecognitionRun] = [:]
         /// Ids of tasks that ended: late `audio`, `finish` or `cancel` for them are ignored.
         var ended: Set<MessageID> = []
+        /// The reader has seen the end: no new task starts.
         var closed = false
+        /// Whether the descriptor is still open. It is closed when the reader has ended and
+        /// the last task has ended, never before: a task sending to a closed descriptor whose
+        /// number was reused would write to another client.
+        var descriptorOpen = true
     }
 
     let descriptor: Int32
@@ -26,7 +31,11 @@ final class Connection: Sendable {
         self.service = service
         identity = ClientIdentity(
             descriptor: descriptor, catalog: ClientCatalog.discover(in: service.permission.clientFolders))
+        UnixSocket.setSendTimeout(descriptor, seconds: Self.sendTimeout)
     }
+
+    /// Seconds a client may leave the service's messages unread before it is disconnected.
+    static let sendTimeout = 30
 
     /// Starts reading the connection's lines.
     func start() {
@@ -42,7 +51,16 @@ final class Connection: Sendable {
 
     /// Ends the connection: its reader sees the end and cancels its tasks.
     func close() {
-        UnixSocket.shutdown(descriptor)
+        state.withLock { state in
+            if state.descriptorOpen { UnixSocket.shutdown(descriptor) }
+        }
+    }
+
+    /// Closes the descriptor once the reader and every task have ended.
+    private func closeWhenUnused(_ state: inout State) {
+        guard state.closed, state.tasks.isEmpty, state.descriptorOpen else { return }
+        state.descriptorOpen = false
+        UnixSocket.close(descriptor)
     }
 
     func event(_ name: String) -> ServiceEvent {
@@ -53,11 +71,16 @@ final class Connection: Sendable {
         return event
     }
 
-    /// Sends one message; a client that went away is noticed by the reader.
+    /// Sends one message. A client that went away, or reads nothing for ``sendTimeout``
+    /// seconds, is disconnected: its reader sees the end and cancels its tasks.
     func send(_ message: ServiceMessage) {
         guard let line = try? MessageCoding.line(message) else { return }
         writing.withLock { _ in
-            _ = try? UnixSocket.send(descriptor, line)
+            do {
+                try UnixSocket.send(descriptor, line)
+            } catch {
+                close()
+            }
         }
     }
 
@@ -85,15 +108,14 @@ final class Connection: Sendable {
                 handle(bytes)
             }
         }
+        service.remove(self)
         let tasks = state.withLock { state in
             state.closed = true
-            defer { state.tasks = [:] }
+            closeWhenUnused(&state)
             return Array(state.tasks.values)
         }
-        // A client that goes away cancels its tasks.
+        // A client that goes away cancels its tasks; the last one to end closes the descriptor.
         for task in tasks { task.cancel(silently: true) }
-        UnixSocket.close(descriptor)
-        service.remove(self)
         service.emit(event("disconnected"))
     }
 
@@ -232,6 +254,7 @@ final class Connection: Sendable {
         state.withLock { state in
             state.tasks[task.id] = nil
             state.ended.insert(task.id)
+            closeWhenUnused(&state)
         }
         service.releaseTask()
     }
