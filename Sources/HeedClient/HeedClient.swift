@@ -313,18 +313,24 @@ public final class RecognitionTask: Sendable {
         self.updates = updates
     }
 
-    /// Sends audio: 16 kHz mono samples.
+    /// Sends audio: 16 kHz mono samples, in messages of at most 10 s (well under the line limit).
     /// - Throws: ``ServiceError`` when the connection is closed.
     public func append(samples: [Int16]) throws {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = UInt16(bitPattern: sample.littleEndian)
-            bytes.append(UInt8(value & 0xFF))
-            bytes.append(UInt8(value >> 8))
+        for start in stride(from: 0, to: samples.count, by: Self.samplesPerMessage) {
+            let part = samples[start..<min(samples.count, start + Self.samplesPerMessage)]
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(part.count * 2)
+            for sample in part {
+                let value = UInt16(bitPattern: sample)
+                bytes.append(UInt8(value & 0xFF))
+                bytes.append(UInt8(value >> 8))
+            }
+            try client.send(ClientMessage(id: id, type: .audio, data: Data(bytes).base64EncodedString()))
         }
-        try client.send(ClientMessage(id: id, type: .audio, data: Data(bytes).base64EncodedString()))
     }
+
+    /// 10 s of audio: 427 KB of base64, under ``HeedProtocol/maximumLineLength``.
+    static let samplesPerMessage = 160_000
 
     /// No more audio: the service decodes what it has and sends the final result.
     /// - Throws: ``ServiceError`` when the connection is closed.

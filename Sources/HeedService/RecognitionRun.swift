@@ -207,9 +207,9 @@ final class RecognitionRun: @unchecked Sendable {
             message.intent = match.flatMap { try? MessageCoding.decode(JSONValue.self, from: Array($0.jsonText.utf8)) } ?? .null
         }
         send(message)
+        // The service's log says that a result went out, never what was said.
         var event = connection.event("final")
         event.task = id.description
-        event.transcription = result.text
         connection.service.emit(event)
     }
 }

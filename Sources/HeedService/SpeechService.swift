@@ -7,7 +7,8 @@ import Synchronization
 
 /// Something the service did, for its log (`heed serve --json` prints each as a JSON line).
 public struct ServiceEvent: Sendable, Encodable {
-    /// `listening`, `staleSocketRemoved`, `connected`, `refused`, `task`, `disconnected`, `stopped`.
+    /// `listening`, `staleSocketRemoved`, `connected`, `refused`, `task`, `final`, `disconnected`,
+    /// `stopped`. Events never hold what a client's audio said: that is for the client only.
     public var event: String
     public var socket: String?
     /// The connection's number, counting from 1.
@@ -20,7 +21,6 @@ public struct ServiceEvent: Sendable, Encodable {
     public var state: String?
     public var status: String?
     public var message: String?
-    public var transcription: String?
 
     /// Creates an event.
     public init(_ event: String) { self.event = event }

@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The socket (default: $XDG_RUNTIME_DIR/heed/heed.sock).", valueName: "path"))
     var socket: String?
 
-    @Flag(help: "Print one JSON event per line: listening, connected, refused, task states, final, disconnected, stopped.")
+    @Flag(help: "Print one JSON event per line: listening, connected, refused, task states, final, disconnected, stopped (never what was said).")
     var json = false
 
     @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only; Heed's microphone is not opened (not built yet either way).")
@@ -138,7 +138,7 @@ struct ServeEventPrinter: Sendable {
         case "connected":
             Swift.print("\(who): pid \(event.pid.map(String.init) ?? "?"), \(event.executable ?? "unknown executable")")
         case "refused": Swift.print("\(who): refused, \(event.status ?? "?"): \(event.message ?? "")")
-        case "final": Swift.print("\(who), task \(event.task ?? "?"): heard \"\(event.transcription ?? "")\"")
+        case "final": Swift.print("\(who), task \(event.task ?? "?"): final result sent")
         case "disconnected": Swift.print("\(who): disconnected")
         case "stopped": Swift.print("stopped; removed \(event.socket ?? "the socket")")
         default: break
