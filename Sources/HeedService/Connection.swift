@@ -8,8 +8,9 @@ import Synchronization
 final class Connection: Sendable {
     private struct State {
         var tasks: [MessageID: RecognitionRun] = [:]
-        /// Ids of tasks that ended: late `audio`, `finish` or `cancel` for them are ignored.
-        var ended: Set<MessageID> = []
+        /// Ids of the last tasks that ended (at most ``Connection/rememberedTasks``, oldest
+        /// first): late `audio`, `finish` or `cancel` for them are ignored.
+        var ended: [MessageID] = []
         /// The reader has seen the end: no new task starts.
         var closed = false
         /// Whether the descriptor is still open. It is closed when the reader has ended and
@@ -33,6 +34,9 @@ final class Connection: Sendable {
             descriptor: descriptor, catalog: ClientCatalog.discover(in: service.permission.clientFolders))
         UnixSocket.setSendTimeout(descriptor, seconds: Self.sendTimeout)
     }
+
+    /// How many ended tasks a connection remembers, to ignore late messages for them.
+    static let rememberedTasks = 64
 
     /// Seconds a client may leave the service's messages unread before it is disconnected.
     static let sendTimeout = 30
@@ -202,9 +206,9 @@ final class Connection: Sendable {
         guard !service.isStopping else {
             return send(.error(message.id, .unavailable, "the service is stopping; try again when it is back"))
         }
-        let inUse = state.withLock { $0.tasks[message.id] != nil || $0.ended.contains(message.id) }
+        let inUse = state.withLock { $0.tasks[message.id] != nil }
         guard !inUse else {
-            return send(.error(message.id, .unknownTask, "task id \(message.id) is already used on this connection; give each task a new id"))
+            return send(.error(message.id, .unknownTask, "task \(message.id) is still running on this connection; give each task a new id"))
         }
         guard service.reserveTask() else {
             return send(
@@ -253,7 +257,8 @@ final class Connection: Sendable {
     func ended(_ task: RecognitionRun) {
         state.withLock { state in
             state.tasks[task.id] = nil
-            state.ended.insert(task.id)
+            state.ended.append(task.id)
+            if state.ended.count > Self.rememberedTasks { state.ended.removeFirst() }
             closeWhenUnused(&state)
         }
         service.releaseTask()
