@@ -612,6 +612,39 @@ public struct AuthorizationStore: Sendable {
         try reset(appID, in: \.speechRecognition)
     }
 
+    /// Asks the user, once, whether a client program may use speech recognition, as
+    /// `SFSpeechRecognizer.requestAuthorization` does.
+    ///
+    /// A decided status (`authorized`, `denied`, `restricted`) is returned at once. For
+    /// `notDetermined`, `ask` gets the question with the client's usage description: `true`
+    /// records `authorized`, `false` `denied`, `nil` (nobody to ask) records nothing. A decision
+    /// recorded meanwhile by another process stands.
+    /// - Parameters:
+    ///   - appID: The client's app id.
+    ///   - displayName: The client's name, for the question.
+    ///   - usageDescription: The client's `speechRecognitionUsageDescription`.
+    ///   - ask: Puts the question and returns the answer; called on the caller's thread.
+    /// - Returns: The status now.
+    /// - Throws: ``AuthorizationError`` (`invalidAppID`), ``SourceError``, ``StateFileError``.
+    public func requestSpeechRecognition(
+        appID: String, displayName: String, usageDescription: String, ask: (AuthorizationPrompt) throws -> Bool?
+    ) throws -> AuthorizationStatus {
+        try Self.validate(appID)
+        let current = try speechRecognitionStatus(of: appID)
+        guard current == .notDetermined else { return current }
+        let prompt = AuthorizationPrompt(clientAppID: appID, displayName: displayName, usageDescription: usageDescription)
+        guard let answer = try ask(prompt) else { return .notDetermined }
+        let now = Date()
+        let decided = try file.update { state -> AuthorizationStatus in
+            if let earlier = state.speechRecognition[appID] { return earlier.value }
+            let status: AuthorizationStatus = answer ? .authorized : .denied
+            state.speechRecognition[appID] = .init(value: status, decided: now, key: "status")
+            return status
+        }
+        // The policy may have changed while the user was thinking.
+        return try speechRecognitionStatus(of: appID) == .restricted ? .restricted : decided
+    }
+
     // MARK: Speech permission
 
     /// An app's speech permission for spoken responses.
@@ -709,6 +742,8 @@ public struct AuthorizationPrompt: Sendable, Hashable {
         case authorization
         /// Speaking responses aloud (``SpeechPermission``).
         case speech
+        /// A client program using speech recognition through `heed serve` (reference 000).
+        case speechRecognition
     }
 
     /// What is asked for.
@@ -730,6 +765,15 @@ public struct AuthorizationPrompt: Sendable, Hashable {
         self.usageDescription = usageDescription
     }
 
+    /// A client program's speech-recognition question.
+    init(clientAppID: String, displayName: String, usageDescription: String) {
+        self.kind = .speechRecognition
+        self.appID = clientAppID
+        self.pluginAppID = clientAppID
+        self.displayName = displayName
+        self.usageDescription = usageDescription
+    }
+
     /// The whole question, e.g. “Timers” wants to use Heed to handle your voice requests.
     /// Sets kitchen timers by voice and tells you when they end. Allow?
     public var question: String {
@@ -738,6 +782,7 @@ public struct AuthorizationPrompt: Sendable, Hashable {
         switch kind {
         case .authorization: return "“\(displayName)” wants to use Heed to handle your voice requests. \(reason) Allow?"
         case .speech: return "“\(displayName)” wants Heed to speak its responses aloud. \(reason) Allow?"
+        case .speechRecognition: return "“\(displayName)” (\(appID)) wants to use speech recognition. \(reason) Allow?"
         }
     }
 }

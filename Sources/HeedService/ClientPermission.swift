@@ -44,10 +44,21 @@ public struct ClientPermission: Sendable {
     public let store: AuthorizationStore
     /// Where client manifests are searched, for messages.
     public let clientFolders: [URL]
+    /// Puts a question to the user and returns the answer, or `nil` for none; `nil` when the
+    /// service has nobody to ask.
+    public let ask: (@Sendable (AuthorizationPrompt) -> Bool?)?
+    /// One question at a time.
+    private let questions = NSLock()
 
-    public init(store: AuthorizationStore, clientFolders: [URL]) {
+    /// Creates the permission check.
+    /// - Parameters:
+    ///   - store: The decisions and the policy.
+    ///   - clientFolders: Where client manifests are searched.
+    ///   - ask: Asks the user (on the service's terminal), or `nil` when nobody can be asked.
+    public init(store: AuthorizationStore, clientFolders: [URL], ask: (@Sendable (AuthorizationPrompt) -> Bool?)? = nil) {
         self.store = store
         self.clientFolders = clientFolders
+        self.ask = ask
     }
 
     /// A client's status, or why it has none.
@@ -58,11 +69,12 @@ public struct ClientPermission: Sendable {
         case refused(ServiceStatus, message: String)
     }
 
-    /// The speech-recognition status of a client, as `requestAuthorization` answers it.
+    /// The speech-recognition status of a client.
     ///
-    /// The service has no terminal and asks nobody: a `notDetermined` client stays so, and the
-    /// sentence says how the user decides.
-    func status(of identity: ClientIdentity) -> Answer {
+    /// With `asking` (a `requestAuthorization`) and someone to ask, a `notDetermined` client's
+    /// question is put to the user once, with its usage description, and the answer recorded.
+    /// With nobody to ask it stays `notDetermined`, and the sentence says how the user decides.
+    func status(of identity: ClientIdentity, asking: Bool = false) -> Answer {
         // The socket is the user's own (0600 in a 0700 folder); root can still connect.
         if let credentials = identity.credentials, credentials.userID != getuid() {
             return .refused(
@@ -82,9 +94,15 @@ public struct ClientPermission: Sendable {
                     + "'speechRecognitionUsageDescription'. Add a sentence that tells the user how it uses what they say, "
                     + "e.g. \"speechRecognitionUsageDescription\": \"Lets you mark an item as finished by saying Done.\"")
         }
-        let status: AuthorizationStatus
+        var status: AuthorizationStatus
         do {
             status = try store.speechRecognitionStatus(of: manifest.appID)
+            if status == .notDetermined, asking, let ask {
+                questions.lock()
+                defer { questions.unlock() }
+                status = try store.requestSpeechRecognition(
+                    appID: manifest.appID, displayName: manifest.displayName, usageDescription: usage, ask: ask)
+            }
         } catch {
             return .refused(.unavailable, message: "cannot read the authorization state: \(error); Heed refuses every client until it can")
         }
@@ -105,7 +123,10 @@ public struct ClientPermission: Sendable {
             let reason = usage.trimmingCharacters(in: .whitespacesAndNewlines)
             return .status(
                 .notDetermined,
-                message: "\(identity.name) asks to use speech recognition (“\(reason)”), but the service has nobody to ask: "
+                message: "\(identity.name) asks to use speech recognition (“\(reason)”), but "
+                    + (ask == nil
+                        ? "the service has nobody to ask: "
+                        : asking ? "the user gave no answer: " : "it has not asked yet (requestAuthorization asks the user): ")
                     + "decide with `heed auth speech-recognition grant \(appID)` or `heed auth speech-recognition deny \(appID)`")
         }
     }

@@ -160,7 +160,7 @@ final class Connection: Sendable {
     }
 
     private func requestAuthorization(_ message: ClientMessage) {
-        switch service.permission.status(of: identity) {
+        switch service.permission.status(of: identity, asking: true) {
         case .refused(let status, let text):
             refuse(message.id, status, text)
         case .status(let status, let text):

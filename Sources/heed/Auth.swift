@@ -422,17 +422,7 @@ extension Auth {
             guard let manifest = target.manifest else {
                 throw ValidationError("'\(app)' is not an installed plugin; request needs its manifest (pass --plugins DIR)")
             }
-            _ = try await context.store.requestAuthorization(for: manifest) { prompt in
-                guard isatty(STDIN_FILENO) != 0 else { return nil }
-                while true {
-                    FileHandle.standardError.write(Data("\(prompt.question) [y/n] ".utf8))
-                    guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), !line.isEmpty else {
-                        return nil
-                    }
-                    if ["y", "yes"].contains(line) { return true }
-                    if ["n", "no"].contains(line) { return false }
-                }
-            }
+            _ = try await context.store.requestAuthorization(for: manifest) { prompt in askOnTerminal(prompt.question) }
             try context.emit(try context.statusReport(target))
         }
     }
@@ -518,8 +508,9 @@ extension Auth {
             discussion: """
                 A client program (identified by its executable and its client.json) is notDetermined, \
                 denied, restricted or authorized, as with Apple's SFSpeechRecognizer.requestAuthorization. \
-                heed serve recognizes only for authorized clients; it has no terminal to ask on, so a \
-                notDetermined client is refused with a sentence naming these commands. restricted comes \
+                heed serve recognizes only for authorized clients. It asks on its terminal when it has \
+                one; otherwise a notDetermined client is refused with a sentence naming these commands. \
+                restricted comes \
                 from the administrator's policy file (the same one as for apps) and only they can change it.
 
                 App ids are checked against the client manifests (--clients, default: clients/ of this \

@@ -215,6 +215,19 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
+/// Asks a yes/no question on the terminal (the question on standard error, the answer from
+/// standard input).
+/// - Returns: The answer, or `nil` when standard input is no terminal or the answer is empty.
+func askOnTerminal(_ question: String) -> Bool? {
+    guard isatty(STDIN_FILENO) != 0 else { return nil }
+    while true {
+        FileHandle.standardError.write(Data("\(question) [y/n] ".utf8))
+        guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), !line.isEmpty else { return nil }
+        if ["y", "yes"].contains(line) { return true }
+        if ["n", "no"].contains(line) { return false }
+    }
+}
+
 /// Whether standard error is a terminal (progress lines go there only then).
 var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 

@@ -26,15 +26,18 @@ struct Serve: AsyncParsableCommand {
             (client.json, in --clients folders) naming that executable gives its app id and its \
             speechRecognitionUsageDescription. Unknown programs, manifests without a usage \
             description, and clients the user has not authorized are refused with a status \
-            (unknownClient, noUsageDescription, notDetermined, denied, restricted). The service \
-            has no terminal to ask on: decide with heed auth speech-recognition grant APP-ID.
+            (unknownClient, noUsageDescription, notDetermined, denied, restricted). A client's \
+            question is asked once, on the service's terminal when it has one (the client's \
+            requestAuthorization waits for the answer; one question at a time); without a terminal, \
+            or with --no-ask, a notDetermined client is refused with the command that decides: \
+            heed auth speech-recognition grant APP-ID.
 
             The socket's folder is made private (0700) and the socket 0600. A socket file left by \
             a crashed service is removed; when another service answers on the socket, heed serve \
             refuses to start (exit status 1). SIGINT and SIGTERM stop cleanly and remove the socket.
 
             Not built yet: Heed's own microphone (requests for it get the status unavailable; \
-            --no-microphone says so explicitly), asking the user on a terminal or by notification, \
+            --no-microphone says so explicitly), asking the user by notification or by voice, \
             Wyoming, and dispatching intents to plugins.
 
             Examples:
@@ -54,6 +57,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only; Heed's microphone is not opened (not built yet either way).")
     var noMicrophone = false
+
+    @Flag(name: .customLong("no-ask"), help: "Never ask on the terminal about a notDetermined client; refuse it, naming the command that decides.")
+    var noAsk = false
 
     @Option(name: .customLong("max-tasks"), help: ArgumentHelp("Recognition tasks at once, over all clients; more get the status busy.", valueName: "n"))
     var maximumTasks = 4
@@ -105,10 +111,15 @@ struct Serve: AsyncParsableCommand {
             // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
             denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings)
         let logger = Logger(label: "heed")
+        // Questions go to the service's terminal, when it has one.
+        let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
+            noAsk || isatty(STDIN_FILENO) == 0 ? nil : { @Sendable prompt in askOnTerminal(prompt.question) }
         let service = try SpeechService(
             socket: listening,
             configuration: SpeechService.Configuration(version: Heed.configuration.version, maximumTasks: maximumTasks),
-            permission: ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders),
+            permission: ClientPermission(
+                store: configuration.authorizationStore, clientFolders: clients.searchFolders,
+                ask: ask),
             recognizers: Recognizers(setup: setup, logger: logger),
             logger: logger,
             emit: { printer.print($0) })

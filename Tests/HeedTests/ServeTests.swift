@@ -356,6 +356,65 @@ struct ServeTests {
         #expect(!FileManager.default.fileExists(atPath: setup.socket))
     }
 
+    // MARK: - Asking on the service's terminal
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
+    func aNotDeterminedClientIsAskedOnTheServicesTerminal() throws {
+        let setup = try Setup()
+        try setup.writeManifest()
+        // script(1) gives the service a terminal; what is typed into its standard input is the user's answer.
+        let command = [
+            Fixtures.heedBinary.path, "serve", "--no-microphone", "--json", "--socket", setup.socket, "--state-dir", setup.state,
+            "--config", setup.config, "--clients", setup.clients.path,
+        ].joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qfec", command, "/dev/null"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        let collected = Service.Collected()
+        output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        func wait(for text: String) -> Bool {
+            let end = Date().addingTimeInterval(120)
+            while Date() < end {
+                if collected.text.withLock({ $0.contains(text) }) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        #expect(wait(for: "\"event\":\"listening\""))
+
+        // The client's requestAuthorization waits while the user is asked.
+        let answered = Mutex<(status: Int32, output: String, error: String)?>(nil)
+        let client = Thread {
+            let result = try? setup.client(["authorize"])
+            answered.withLock { $0 = result }
+        }
+        client.start()
+        #expect(wait(for: "“Example” (\(Self.appID)) wants to use speech recognition. Transcribes what you give it. Allow? [y/n]"))
+        input.fileHandleForWriting.write(Data("y\n".utf8))
+        let end = Date().addingTimeInterval(120)
+        while answered.withLock({ $0 == nil }), Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        let result = try #require(answered.withLock { $0 })
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("authorized"))
+        #expect(try setup.auth("status").output.contains("speech recognition authorized"))
+
+        // Ctrl-C on the terminal stops the service cleanly.
+        input.fileHandleForWriting.write(Data([0x03]))
+        #expect(wait(for: "\"event\":\"stopped\""))
+        process.waitUntilExit()
+        #expect(!FileManager.default.fileExists(atPath: setup.socket))
+    }
+
     // MARK: - Other clients: Python, and a client that holds a task open
 
     /// The Python interpreter's real path, when there is one.
