@@ -56,6 +56,8 @@ public final class Recognizers: Sendable {
         // Used by one task's thread at a time: handed over through the pool's lock.
         let recognizer: PocketSphinxRecognizer
         let key: String?
+        /// The setup's generation when the decoder was loaded.
+        let generation: Int
         let parser: IntentParser?
         private let grammar: Grammar
         private let configuration: PocketSphinxRecognizer.Configuration
@@ -63,11 +65,12 @@ public final class Recognizers: Sendable {
         private var live: PocketSphinxRecognizer?
 
         init(
-            recognizer: PocketSphinxRecognizer, key: String?, parser: IntentParser?, grammar: Grammar,
+            recognizer: PocketSphinxRecognizer, key: String?, generation: Int, parser: IntentParser?, grammar: Grammar,
             configuration: PocketSphinxRecognizer.Configuration, logger: Logger
         ) {
             self.recognizer = recognizer
             self.key = key
+            self.generation = generation
             self.parser = parser
             self.grammar = grammar
             self.configuration = configuration
@@ -89,22 +92,44 @@ public final class Recognizers: Sendable {
         var message: String
     }
 
-    let setup: Setup
-    private let idle = Mutex<[String: [Lease]]>([:])
+    private struct Pool {
+        var setup: Setup
+        /// Counts replacements: a decoder of an older setup is not kept.
+        var generation = 0
+        var idle: [String: [Lease]] = [:]
+    }
+
+    private let pool: Mutex<Pool>
+
+    /// The setup new tasks use.
+    var setup: Setup { pool.withLock { $0.setup } }
     private let logger: Logger
     /// Idle decoders kept per grammar.
     private let keep = 2
 
     public init(setup: Setup, logger: Logger) {
-        self.setup = setup
+        self.pool = Mutex(Pool(setup: setup))
         self.logger = logger
+    }
+
+    /// Replaces the setup (SIGHUP: intents or vocabulary changed). Idle decoders are freed;
+    /// running tasks finish with the decoders they have, which are then freed too.
+    public func replace(_ setup: Setup) {
+        pool.withLock { pool in
+            pool.setup = setup
+            pool.generation += 1
+            pool.idle = [:]
+        }
     }
 
     /// Checks out a decoder for a grammar, loading one when none is idle.
     /// - Throws: ``Refusal`` for an unknown grammar or words without a pronunciation.
     func checkOut(_ choice: GrammarChoice) throws(Refusal) -> Lease {
         let key = Self.key(choice)
-        if let key, let lease = idle.withLock({ $0[key]?.popLast() }) { return lease }
+        let (setup, generation, idle) = pool.withLock { pool in
+            (pool.setup, pool.generation, key.flatMap { pool.idle[$0]?.popLast() })
+        }
+        if let idle { return idle }
         let grammar: Grammar
         let configuration: PocketSphinxRecognizer.Configuration
         var parser: IntentParser?
@@ -125,7 +150,9 @@ public final class Recognizers: Sendable {
         }
         do {
             let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: logger)
-            return Lease(recognizer: recognizer, key: key, parser: parser, grammar: grammar, configuration: configuration, logger: logger)
+            return Lease(
+                recognizer: recognizer, key: key, generation: generation, parser: parser, grammar: grammar, configuration: configuration,
+                logger: logger)
         } catch {
             let status: ServiceStatus = error.code == .grammarInvalid || error.code == .wordsMissing ? .invalidGrammar : .unavailable
             throw Refusal(status: status, message: "cannot load a recognizer: \(error)")
@@ -135,8 +162,8 @@ public final class Recognizers: Sendable {
     /// Gives a decoder back; it is kept for the next task of its grammar, or freed.
     func checkIn(_ lease: Lease) {
         guard let key = lease.key else { return }
-        idle.withLock { idle in
-            if idle[key, default: []].count < keep { idle[key, default: []].append(lease) }
+        pool.withLock { pool in
+            if lease.generation == pool.generation, pool.idle[key, default: []].count < keep { pool.idle[key, default: []].append(lease) }
         }
     }
 

@@ -34,7 +34,8 @@ struct Serve: AsyncParsableCommand {
 
             The socket's folder is made private (0700) and the socket 0600. A socket file left by \
             a crashed service is removed; when another service answers on the socket, heed serve \
-            refuses to start (exit status 1). SIGINT and SIGTERM stop cleanly and remove the socket.
+            refuses to start (exit status 1). SIGINT and SIGTERM stop cleanly and remove the socket. \
+            SIGHUP reloads the intents and the registered vocabulary (running tasks keep theirs).
 
             Not built yet: Heed's own microphone (requests for it get the status unavailable; \
             --no-microphone says so explicitly), asking the user by notification or by voice, \
@@ -95,12 +96,12 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    private func serve(on listening: ListeningSocket, printer: ServeEventPrinter) async throws {
-        let configuration = try state.configurationWithState()
+    /// Loads the intents and the registered vocabulary and compiles the grammar: at the start,
+    /// and again on SIGHUP.
+    func recognitionSetup() throws -> Recognizers.Setup {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         let registered = try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
-        bootstrapLogging(verbose: recognizer.verbose)
-        let setup = Recognizers.Setup(
+        return Recognizers.Setup(
             intentsGrammar: try catalog.recognitionGrammar(
                 vocabulary: registered.terms, dictionaryPath: recognizer.dictionary,
                 additionalPronunciations: registered.additionalPronunciations),
@@ -110,25 +111,58 @@ struct Serve: AsyncParsableCommand {
             grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
             // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
             denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings)
+    }
+
+    private func serve(on listening: ListeningSocket, printer: ServeEventPrinter) async throws {
+        let configuration = try state.configurationWithState()
+        bootstrapLogging(verbose: recognizer.verbose)
+        let setup = try recognitionSetup()
         let logger = Logger(label: "heed")
         // Questions go to the service's terminal, when it has one.
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
             noAsk || isatty(STDIN_FILENO) == 0 ? nil : { @Sendable prompt in askOnTerminal(prompt.question) }
+        let recognizers = Recognizers(setup: setup, logger: logger)
         let service = try SpeechService(
             socket: listening,
             configuration: SpeechService.Configuration(version: Heed.configuration.version, maximumTasks: maximumTasks),
             permission: ClientPermission(
                 store: configuration.authorizationStore, clientFolders: clients.searchFolders,
                 ask: ask),
-            recognizers: Recognizers(setup: setup, logger: logger),
+            recognizers: recognizers,
             logger: logger,
             emit: { printer.print($0) })
+        // Trapped before the service starts: a SIGHUP that comes early reloads, it does not end the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let command = self
+        let reload = ReloadService(signals: hangups, recognizers: recognizers, printer: printer) { try command.recognitionSetup() }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reload)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+    }
+}
+
+/// Reloads the intents and the registered vocabulary on SIGHUP; running tasks keep the grammar
+/// they started with.
+struct ReloadService: Service {
+    let signals: UnixSignalsSequence
+    let recognizers: Recognizers
+    let printer: ServeEventPrinter
+    let load: @Sendable () throws -> Recognizers.Setup
+
+    func run() async throws {
+        for await _ in signals.cancelOnGracefulShutdown() {
+            do {
+                recognizers.replace(try load())
+                printer.print(ServiceEvent("reloaded"))
+            } catch {
+                var event = ServiceEvent("reloadFailed")
+                event.message = "\(error); the service goes on with what it had"
+                printer.print(event)
+            }
+        }
     }
 }
 
@@ -152,6 +186,8 @@ struct ServeEventPrinter: Sendable {
         case "final": Swift.print("\(who), task \(event.task ?? "?"): final result sent")
         case "disconnected": Swift.print("\(who): disconnected")
         case "stopped": Swift.print("stopped; removed \(event.socket ?? "the socket")")
+        case "reloaded": Swift.print("reloaded the intents and the registered vocabulary")
+        case "reloadFailed": Swift.print("reload failed: \(event.message ?? "")")
         default: break
         }
     }

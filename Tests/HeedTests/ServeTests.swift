@@ -356,6 +356,38 @@ struct ServeTests {
         #expect(!FileManager.default.fileExists(atPath: setup.socket))
     }
 
+    // MARK: - Reloading
+
+    @Test func sighupReloadsTheIntents() throws {
+        let setup = try Setup()
+        try setup.authorized()
+        let intents = setup.folder.appendingPathComponent("intents")
+        try FileManager.default.createDirectory(at: intents, withIntermediateDirectories: true)
+        let shipped = Fixtures.packageRoot.appendingPathComponent("intents")
+        try FileManager.default.copyItem(at: shipped.appendingPathComponent("media.json"), to: intents.appendingPathComponent("media.json"))
+        let service = try Service(setup, extra: ["--intents", intents.path])
+        defer { _ = service.stop() }
+        try service.waitListening()
+        func intent() throws -> String? {
+            let result = try setup.client(["transcribe", Self.recording, "--json"])
+            return (Self.finalLine(result.output)?["intent"] as? [String: Any])?["intent"] as? String
+        }
+        #expect(try intent() != "setTimer")
+
+        try FileManager.default.copyItem(at: shipped.appendingPathComponent("timer.json"), to: intents.appendingPathComponent("timer.json"))
+        kill(service.process.processIdentifier, SIGHUP)
+        #expect(service.wait(for: "\"event\":\"reloaded\""), "\(service.events)")
+        #expect(try intent() == "setTimer")
+
+        // A reload that fails leaves the service as it was.
+        try "{ not json".write(to: intents.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
+        kill(service.process.processIdentifier, SIGHUP)
+        #expect(service.wait(for: "\"event\":\"reloadFailed\""), "\(service.events)")
+        #expect(service.events.contains("broken.json"))
+        #expect(try intent() == "setTimer")
+        #expect(service.stop() == 0)
+    }
+
     // MARK: - Asking on the service's terminal
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
