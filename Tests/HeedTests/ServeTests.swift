@@ -356,6 +356,19 @@ struct ServeTests {
         #expect(!FileManager.default.fileExists(atPath: setup.socket))
     }
 
+    @Test func aMissingModelIsUnavailableNotAHang() throws {
+        let setup = try Setup()
+        try setup.authorized()
+        let missing = setup.folder.appendingPathComponent("no-model").path
+        let service = try Service(setup, extra: ["--model", missing])
+        defer { _ = service.stop() }
+        try service.waitListening()
+        let result = try setup.client(["transcribe", Self.recording])
+        #expect(result.status == 1)
+        #expect(result.error.contains("unavailable") && result.error.contains("no acoustic model in \(missing)"), "\(result.error)")
+        #expect(service.stop() == 0)
+    }
+
     // MARK: - Reloading
 
     @Test func sighupReloadsTheIntents() throws {
