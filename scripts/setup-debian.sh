@@ -13,7 +13,8 @@ packages=(
   libasound2-dev                                                                # ALSA capture and playback
   libespeak-ng-dev espeak-ng                                                    # pronunciations, speech
   libspeexdsp-dev                                                               # noise suppression
-  sox                                                                           # test and benchmark audio
+  sphinxtrain pocketsphinx                                                      # heed adapt (bw, map_adapt, mllr_solve; mdef converter)
+  sox flite                                                                     # test and benchmark audio, a second synthetic voice
   libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus) for the MPRIS plugin
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
 )

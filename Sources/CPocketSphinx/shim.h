@@ -6,4 +6,5 @@
 #include <sphinxbase/jsgf.h>
 #include <sphinxbase/fsg_model.h>
 #include <sphinxbase/logmath.h>
+#include <sphinxbase/fe.h>
 #endif

@@ -228,12 +228,14 @@ enum SpokenNumbers {
 /// Durations in English words, both ways, in whole seconds.
 ///
 /// Accepted, as `<heed_duration>` in ``BuiltinRules`` says: hours, then minutes, then seconds,
-/// each at most once and in that order, joined by an optional "and". Each part is COUNT UNIT,
-/// COUNT an integer up to a hundred, singular and plural both ("a thirty minute run"); "an hour"
-/// and "a minute"; "and a half" after an hour or minute part or between its count and unit
-/// ("two and a half hours"); "half an hour", "half a minute". "more" only in a duration of one
-/// part ("five more minutes"). "two hours three hours" and "a minute ten minutes" are not
-/// durations: nobody says them, and a grammar that allowed them heard them in other talk.
+/// each at most once and in that order, joined by an optional "and". The first part counts up to
+/// a hundred (hours up to twenty four), singular and plural both ("a thirty minute run"), with
+/// "an hour" and "a minute"; the parts after it count below sixty ("two hours fifteen minutes").
+/// "and a half" ends a duration of one hour or minute part ("an hour and a half", "two and a half
+/// hours"); "half an hour", "half a minute". "more" only in a duration of one part ("five more
+/// minutes"). "two hours three hours", "ten hours ninety minutes" and "an hour and a half ten
+/// minutes" are not durations: nobody says them, and a grammar that allowed them heard them in
+/// other talk.
 enum SpokenDuration {
     private static let unitSeconds: [Substring: Int] = [
         "hour": 3600, "hours": 3600, "minute": 60, "minutes": 60, "second": 1, "seconds": 1,
@@ -246,54 +248,64 @@ enum SpokenDuration {
     /// - Returns: The duration in seconds, or `nil` when the words are not one duration.
     static func seconds(from words: [Substring]) -> Int? {
         var more = WordCursor(words)
-        if let count = count(&more), more.take("more"), let unit = more.take(from: unitSeconds), more.isAtEnd {
+        if let count = count(&more, upTo: 100), more.take("more"), let unit = more.take(from: unitSeconds), more.isAtEnd {
             return count * unit
         }
         var cursor = WordCursor(words)
         var total = 0
         var largestUnitLeft = Int.max
         while !cursor.isAtEnd {
-            if total > 0 {
+            let isFirst = total == 0
+            if !isFirst {
                 let beforeAnd = cursor.index
                 if cursor.take("and"), cursor.isAtEnd { cursor.index = beforeAnd }
             }
-            guard let (seconds, unit) = part(&cursor), unit < largestUnitLeft else { return nil }
-            total += seconds
-            largestUnitLeft = unit
+            guard let part = part(&cursor, isFirst: isFirst), part.unit < largestUnitLeft else { return nil }
+            total += part.seconds
+            largestUnitLeft = part.unit
+            if part.hasHalf && !cursor.isAtEnd { return nil }
         }
         return total > 0 ? total : nil
     }
 
-    /// A count of at most a hundred ("ninety minutes", "a hundred seconds"): people say longer
-    /// times in a larger unit, and number words alone ("a hundred two hour") drew other speech.
-    private static func count(_ cursor: inout WordCursor) -> Int? {
+    /// A count from one to `limit`.
+    private static func count(_ cursor: inout WordCursor, upTo limit: Int) -> Int? {
         let start = cursor.index
-        guard let integer = SpokenNumbers.integer(&cursor), (1...100).contains(integer) else {
+        guard let integer = SpokenNumbers.integer(&cursor), (1...limit).contains(integer) else {
             cursor.index = start
             return nil
         }
         return integer
     }
 
-    /// One part: its seconds and its unit's length in seconds.
-    private static func part(_ cursor: inout WordCursor) -> (Int, Int)? {
-        if cursor.take("half") {
+    /// One part: its seconds, its unit's length in seconds, and whether it ends in a half.
+    private static func part(_ cursor: inout WordCursor, isFirst: Bool) -> (seconds: Int, unit: Int, hasHalf: Bool)? {
+        if isFirst, cursor.take("half") {
             for (unit, word) in article where cursor.take(word) {
                 let unitWord = cursor.current
                 guard cursor.take(from: unitSeconds) == unit, unitWord?.hasSuffix("s") == false else { return nil }
-                return (unit / 2, unit)
+                return (unit / 2, unit, true)
             }
             return nil
         }
-        let counted = count(&cursor)
+        let start = cursor.index
+        // Look at the unit first: how far a count may go depends on it.
+        var counted = count(&cursor, upTo: 100)
         let articleWord = counted == nil ? cursor.current : nil
-        guard counted != nil || cursor.take("a") || cursor.take("an") else { return nil }
-        let halfBeforeUnit = counted != nil && counted! < 100 && cursor.take(sequence: ["and", "a", "half"])
+        guard counted != nil || (isFirst && (cursor.take("a") || cursor.take("an"))) else { return nil }
+        let halfBeforeUnit = isFirst && counted != nil && counted! < 100 && cursor.take(sequence: ["and", "a", "half"])
         guard let unit = cursor.take(from: unitSeconds) else { return nil }
         if let articleWord, article[unit] != String(articleWord) { return nil }
-        let halfAfterUnit = !halfBeforeUnit && unit > 1 && cursor.take(sequence: ["and", "a", "half"])
+        let limit = !isFirst ? 59 : unit == 3600 ? 24 : 100
+        if let value = counted, value > limit { counted = nil }
+        guard counted != nil || articleWord != nil else {
+            cursor.index = start
+            return nil
+        }
+        let halfAfterUnit = isFirst && !halfBeforeUnit && unit > 1 && cursor.take(sequence: ["and", "a", "half"])
         guard !(halfBeforeUnit && unit == 1) else { return nil }
-        return ((counted ?? 1) * unit + (halfBeforeUnit || halfAfterUnit ? unit / 2 : 0), unit)
+        let hasHalf = halfBeforeUnit || halfAfterUnit
+        return ((counted ?? 1) * unit + (hasHalf ? unit / 2 : 0), unit, hasHalf)
     }
 
     /// The canonical words of a duration: "one hour thirty minutes", "ten seconds", "zero seconds".

@@ -1,5 +1,5 @@
 import Foundation
-import HeedCore
+public import HeedCore
 
 /// Pronunciations read from a CMU-format dictionary (`word PH ON ES`, alternates as `word(2)`).
 ///
@@ -71,5 +71,18 @@ struct PronunciationDictionary {
     func missing(from words: some Sequence<String>) -> [String] {
         let present = Set(entries.map { $0.word })
         return words.filter { !present.contains($0) }
+    }
+}
+
+/// Looks words up in a pronunciation dictionary, for code outside the recognizer.
+public enum Pronunciations {
+    /// The first pronunciation of each word the dictionary (or Heed's supplement) has, as phones.
+    /// - Throws: ``RecognizerError`` when the dictionary cannot be read.
+    public static func phones(of words: Set<String>, dictionaryPath: String) throws(RecognizerError) -> [String: [String]] {
+        var phones: [String: [String]] = [:]
+        for entry in try PronunciationDictionary(path: dictionaryPath, words: words).entries where words.contains(entry.word) {
+            if phones[entry.word] == nil { phones[entry.word] = entry.phones.split(separator: " ").map(String.init) }
+        }
+        return phones
     }
 }

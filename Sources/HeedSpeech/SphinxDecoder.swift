@@ -255,13 +255,50 @@ final class SphinxDecoder {
     func process(_ samples: UnsafeBufferPointer<Int16>, wholeUtterance: Bool) throws(RecognizerError) {
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
         if dither != nil {
-            // sphinxbase's dither: +1 on a quarter of the samples, at random.
-            var dithered = Array(samples)
-            for index in dithered.indices where dither!.next() % 4 == 0 && dithered[index] < .max { dithered[index] += 1 }
+            let dithered = applyDither(samples)
             try dithered.withUnsafeBufferPointer { buffer throws(RecognizerError) in try feed(buffer.baseAddress!, buffer.count, wholeUtterance) }
         } else {
             try feed(base, samples.count, wholeUtterance)
         }
+    }
+
+    /// sphinxbase's dither: +1 on a quarter of the samples, at random.
+    private func applyDither(_ samples: UnsafeBufferPointer<Int16>) -> [Int16] {
+        var dithered = Array(samples)
+        for index in dithered.indices where dither!.next() % 4 == 0 && dithered[index] < .max { dithered[index] += 1 }
+        return dithered
+    }
+
+    /// The cepstra of one utterance as this decoder's front end computes them (the model's
+    /// feat.params, dithered like ``process(_:wholeUtterance:)``): the features sphinxtrain's
+    /// tools read. Frame after frame, `coefficients` values each.
+    func cepstra(of samples: [Int16]) -> (coefficients: Int, values: [Float]) {
+        guard let frontEnd = ps_get_fe(raw) else { return (0, []) }
+        let size = Int(fe_get_output_size(frontEnd))
+        dither = ditherSeed.map(SeededGenerator.init(seed:))
+        let input = samples.withUnsafeBufferPointer { dither == nil ? Array($0) : applyDither($0) }
+        let capacity = 256
+        var block = [Float](repeating: 0, count: capacity * size)
+        var values: [Float] = []
+        fe_start_utt(frontEnd)
+        block.withUnsafeMutableBufferPointer { storage in
+            var rows: [UnsafeMutablePointer<Float>?] = (0..<capacity).map { storage.baseAddress! + $0 * size }
+            input.withUnsafeBufferPointer { buffer in
+                var next: UnsafePointer<Int16>? = buffer.baseAddress
+                var left = buffer.count
+                while left > 0 {
+                    var frames = Int32(capacity)
+                    let before = left
+                    guard fe_process_frames(frontEnd, &next, &left, &rows, &frames, nil) >= 0 else { break }
+                    values += storage.prefix(Int(frames) * size)
+                    if frames == 0 && left == before { break }
+                }
+            }
+            var last: Int32 = 0
+            fe_end_utt(frontEnd, storage.baseAddress!, &last)
+            values += storage.prefix(Int(last) * size)
+        }
+        return (size, values)
     }
 
     private func feed(_ base: UnsafePointer<Int16>, _ count: Int, _ wholeUtterance: Bool) throws(RecognizerError) {

@@ -43,6 +43,7 @@ struct DenoiseOptions: ParsableArguments {
 
 struct RecognizerOptions: ParsableArguments {
     @OptionGroup var denoise: DenoiseOptions
+    @OptionGroup var adaptation: AdaptationOptions
 
     @Option(help: ArgumentHelp("The acoustic model folder.", valueName: "dir"))
     var model = PocketSphinxRecognizer.Configuration.default.modelDirectory
@@ -147,6 +148,7 @@ struct RecognizerOptions: ParsableArguments {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
+        configuration.applyAdaptation(adaptation)
         configuration.maximumAlternatives = alternatives ?? (forIntents ? 0 : configuration.maximumAlternatives)
         if withoutPhoneLoop {
             configuration.phoneLoopReference = false

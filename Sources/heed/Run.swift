@@ -41,6 +41,7 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var intents: IntentOptions
     @OptionGroup var plugins: PluginOptions
     @OptionGroup var vocabulary: VocabularyOptions
+    @OptionGroup var adaptation: AdaptationOptions
 
     @Flag(name: .customLong("dry-run"), help: "Print the parsed intent; do not dispatch it.")
     var dryRun = false
@@ -151,6 +152,7 @@ extension Run {
         configuration.rejectionThreshold = rejectionThreshold
         configuration.maximumAlternatives = 0
         configuration.additionalPronunciations = vocabulary.additionalPronunciations
+        configuration.applyAdaptation(adaptation)
         let grammar = try catalog.recognitionGrammar(
             vocabulary: vocabulary.terms, additionalPronunciations: vocabulary.additionalPronunciations)
         let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "heed"))

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func builtinRulesParse() {
-        #expect(BuiltinRules.rules.count == 17)
+        #expect(BuiltinRules.rules.count == 23)
     }
 
     @Test func missingHeader() {

@@ -255,13 +255,23 @@ private func rule(_ grammar: String, _ body: String) -> (path: String, text: Str
         let audio = directory.appendingPathComponent("silence.wav")
         try wav.write(to: audio)
 
+        // The dictionary: en-us's, and the few words of the shipped intents it lacks, which Heed
+        // pronounces itself ("unpause", "rhythmbox"); any phones do for loading a grammar.
+        let cmudict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+        let known = Set(try String(contentsOfFile: cmudict, encoding: .utf8).split(separator: "\n").compactMap { $0.split(separator: " ").first })
         for (name, jsgf) in [("probe", catalog.grammar().jsgf), ("shipped", shipped.grammar().jsgf)] {
             let grammar = directory.appendingPathComponent("\(name).gram")
             let log = directory.appendingPathComponent("\(name).log")
             try jsgf.write(to: grammar, atomically: true, encoding: .utf8)
+            let body = jsgf.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("grammar") }.joined(separator: " ")
+                .replacing(/<[^>]*>/, with: " ")
+            let missing = Set(body.split(whereSeparator: { !($0.isLetter || $0 == "'") }).filter { !known.contains($0) && $0 != "public" })
+            let dictionary = directory.appendingPathComponent("\(name).dict")
+            try (try String(contentsOfFile: cmudict, encoding: .utf8) + missing.map { "\($0) AH\n" }.joined())
+                .write(to: dictionary, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/pocketsphinx_continuous")
-            process.arguments = ["-infile", audio.path, "-jsgf", grammar.path, "-logfn", log.path]
+            process.arguments = ["-infile", audio.path, "-jsgf", grammar.path, "-dict", dictionary.path, "-logfn", log.path]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()

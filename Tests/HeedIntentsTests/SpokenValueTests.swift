@@ -51,13 +51,14 @@ import Testing
     /// most once and in that order; "more" only alone; "an hour", "a minute".
     @Test(arguments: [
         ("five more minutes", 300), ("one more hour", 3600), ("an hour", 3600), ("one and a half hour", 5400),
-        ("an hour and a half and ten minutes", 6000), ("one hour ten minutes and five seconds", 4205),
+        ("twenty four hours", 86400), ("two hours and a half", 9000), ("ninety minutes", 5400), ("one hour ten minutes and five seconds", 4205),
         ("a hundred minutes", 6000), ("two minutes and thirty seconds", 150),
         ("two hours three hours", nil), ("ten minutes one hour", nil), ("a minute ten minutes", nil),
         ("thirty seconds five minutes", nil), ("a hour", nil), ("an minute", nil), ("a second", nil),
         ("five more minutes ten seconds", nil), ("one hour five more minutes", nil), ("a more minute", nil),
         ("a hundred and one minutes", nil), ("a and a half hours", nil), ("a hundred and a half minutes", nil),
-        ("two hundred seconds", nil),
+        ("two hundred seconds", nil), ("thirty hours", nil), ("ten hours ninety minutes", nil), ("an hour and a half and ten minutes", nil),
+        ("one minute and a half ten seconds", nil), ("two hours a minute", nil),
     ] as [(String, Int?)])
     func durationGrammarAndConverterAgree(text: String, seconds: Int?) throws {
         let expected = seconds.map { ParameterValue.duration(seconds: $0) }

@@ -1,0 +1,201 @@
+import Foundation
+@testable import HeedSpeech
+import Testing
+
+/// `heed adapt` on real recordings with Debian's sphinxtrain, run by the built `heed`.
+@Suite(
+    "Adaptation to a speaker",
+    .enabled(
+        if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil && FileManager.default.isExecutableFile(atPath: "/usr/lib/sphinxtrain/bw")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/pocketsphinx_mdef_convert"),
+        "needs pocketsphinx-en-us, sphinxtrain, pocketsphinx (mdef converter) and the shared corpora"),
+    .serialized
+)
+struct AdaptationTests {
+    let folder: URL
+    let environment: [String: String]
+
+    init() throws {
+        folder = try Fixtures.temporaryDirectory()
+        environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
+    }
+
+    /// A manifest of one FSDD speaker's recordings: repetitions 0–4 (`training`) or 5–9.
+    func manifest(_ speaker: String, training: Bool, limit: Int = 50, extra: [String] = []) throws -> URL {
+        let corpus = (Fixtures.corpora ?? "") + "/fsdd_digits"
+        let rows = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8).split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count >= 4, fields[3] == speaker, let repetition = Int(fields[0].split(separator: "_").last?.dropLast(4) ?? "") else { return nil }
+            return (repetition < 5) == training ? "\(corpus)/\(fields[0])\t\(fields[1])" : nil
+        }
+        let url = folder.appendingPathComponent("\(speaker)-\(training ? "train" : "test")-\(UUID().uuidString.prefix(6)).tsv")
+        try (["wav\ttranscript"] + rows.prefix(limit) + extra).joined(separator: "\n").appending("\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    func heed(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+        try Fixtures.run(Fixtures.heedBinary, arguments, environment: environment.merging(extra) { $1 })
+    }
+
+    func rightCount(_ manifest: URL, _ flags: [String] = []) throws -> Int {
+        let run = try heed(["eval", manifest.path, "-g", Fixtures.grammar("digit.gram"), "--reject-below", "0", "--json"] + flags)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let results = try #require(report["results"] as? [[String: Any]])
+        return results.filter { $0["right"] as? Bool == true }.count
+    }
+
+    func status() throws -> [String: Any] {
+        let run = try heed(["adapt", "--status", "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+    }
+
+    /// Adapted on 50 recordings of a speaker the model hears badly, the other 50 are heard better;
+    /// `--no-adaptation` hears as before, `--reset` removes it.
+    @Test func adaptingToASpeakerHearsTheSpeakerBetter() throws {
+        let test = try manifest("jackson", training: false)
+        let before = try rightCount(test)
+        let adapt = try heed(["adapt", try manifest("jackson", training: true).path, "--json"])
+        #expect(adapt.status == 0, "\(adapt.error)")
+        let record = try status()
+        #expect(record["method"] as? String == "map")
+        #expect(record["recordings"] as? Int == 50)
+        #expect(record["alignedRecordings"] as? Int == 50)
+        #expect(record["baseModel"] as? String == Fixtures.model)
+        let after = try rightCount(test)
+        #expect(after >= before + 5, "right before \(before) of 50, after \(after)")
+        #expect(try rightCount(test, ["--no-adaptation"]) == before)
+        // Another model is not heard with this adaptation.
+        let reset = try heed(["adapt", "--reset"])
+        #expect(reset.status == 0 && reset.output.contains("Adaptation removed"))
+        #expect(try status()["adapted"] as? Bool == false)
+        #expect(try rightCount(test) == before)
+    }
+
+    /// Bad input fails with a clear error, exit 1, and the adaptation in use stays in use.
+    @Test func badInputLeavesTheAdaptationInUse() throws {
+        let good = try heed(["adapt", try manifest("yweweler", training: true).path, "--method", "mllr"])
+        #expect(good.status == 0, "\(good.error)")
+        let created = try status()["created"] as? String
+        #expect(created != nil)
+
+        let unknown = try manifest("yweweler", training: true, extra: ["\(folder.path)/nowhere.wav\tzorblax"])
+        var run = try heed(["adapt", unknown.path])
+        #expect(run.status == 1)
+        #expect(run.error.contains("cannot") || run.error.contains("nowhere.wav"), "\(run.error)")
+
+        let word = try manifest("yweweler", training: true, extra: [((Fixtures.corpora ?? "") + "/fsdd_digits/wav/yweweler/0_yweweler_0.wav\tzorblax")])
+        run = try heed(["adapt", word.path])
+        #expect(run.status == 1)
+        #expect(run.error.contains("\(word.path):52: no pronunciation for \"zorblax\""), "\(run.error)")
+
+        let little = try manifest("yweweler", training: true, limit: 3)
+        run = try heed(["adapt", little.path])
+        #expect(run.status == 1)
+        #expect(run.error.contains("too little audio to adapt on: 3 recordings"), "\(run.error)")
+
+        let untranscribed = try manifest("yweweler", training: true, extra: [(Fixtures.corpora ?? "") + "/fsdd_digits/wav/yweweler/0_yweweler_0.wav"])
+        run = try heed(["adapt", untranscribed.path])
+        #expect(run.status == 1)
+        #expect(run.error.contains("\(untranscribed.path):52: no transcript"), "\(run.error)")
+
+        run = try heed(["adapt", try manifest("yweweler", training: true).path], environment: ["HEED_SPHINXTRAIN_DIR": "/nonexistent"])
+        #expect(run.status == 1)
+        #expect(run.error.contains("sphinxtrain's /nonexistent/bw is missing"), "\(run.error)")
+
+        // A tool that fails midway (a stand-in for bw; the real map_adapt and mllr_solve are never reached).
+        let tools = folder.appendingPathComponent("tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        for name in ["bw", "map_adapt", "mllr_solve"] {
+            let script = tools.appendingPathComponent(name)
+            try "#!/bin/sh\necho 'out of memory, pretend' >&2\nexit 3\n".write(to: script, atomically: true, encoding: .utf8)
+            chmod(script.path, 0o755)
+        }
+        run = try heed(["adapt", try manifest("yweweler", training: true).path], environment: ["HEED_SPHINXTRAIN_DIR": tools.path])
+        #expect(run.status == 1)
+        #expect(run.error.contains("bw failed (status 3)") && run.error.contains("out of memory, pretend"), "\(run.error)")
+
+        #expect(try status()["created"] as? String == created, "the adaptation in use is unchanged")
+        let models = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("data/heed/adaptation/models").path)
+        #expect(models.count == 1, "failed runs leave nothing behind: \(models)")
+    }
+
+    /// `--record` on a recording standing in for the microphone: a sentence that is not the
+    /// prompt is asked again, every prompt read is kept, and the adaptation is made from them.
+    /// The reader is flite (synthetic speech: this tests the conversation, not accuracy).
+    @Test(.enabled(if: ["/usr/bin/flite", "/usr/bin/sox"].allSatisfy(FileManager.default.isExecutableFile(atPath:)), "needs flite and sox"))
+    func recordingPromptsAsksAgainWhenMisreadThenAdapts() throws {
+        let shown = try heed(["adapt", "--record", "--prompts", "8", "--show-prompts"])
+        let prompts = shown.output.split(separator: "\n").map(String.init)
+        #expect(prompts.count == 8 && Set(prompts).count == 8, "\(shown.output)")
+        var parts: [String] = []
+        for (index, sentence) in (["what is the weather like in paris today"] + prompts).enumerated() {
+            let spoken = folder.appendingPathComponent("spoken-\(index).wav").path
+            let padded = folder.appendingPathComponent(String(format: "part-%02d.wav", index)).path
+            try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/flite"), ["-voice", "slt", "-t", sentence, "-o", spoken]).status == 0)
+            try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/sox"), [spoken, "-r", "16000", "-c", "1", padded, "pad", "0.5", "1.0"]).status == 0)
+            parts.append(padded)
+        }
+        let whole = folder.appendingPathComponent("readings.wav").path
+        try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/sox"), parts + [whole]).status == 0)
+
+        let run = try heed(["adapt", "--record", "--prompts", "8", "--input", whole, "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("(1/8) \(prompts[0])\n") && run.error.contains("Once more, please: \(prompts[0])"), "\(run.error)")
+        #expect(!run.error.contains("Skipped"), "\(run.error)")
+        let record = try status()
+        #expect(record["recordings"] as? Int == 8)
+        #expect((record["source"] as? String)?.hasSuffix("heed/adaptation/recordings/manifest.tsv") == true)
+        let manifest = try String(contentsOfFile: folder.path + "/data/heed/adaptation/recordings/manifest.tsv", encoding: .utf8)
+        #expect(manifest.split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[1]) } == prompts)
+
+        // The recording ends before every prompt is read: an error, and the adaptation stays.
+        let short = folder.appendingPathComponent("short.wav").path
+        try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/sox"), Array(parts[1...3]) + [short]).status == 0)
+        let ended = try heed(["adapt", "--record", "--prompts", "8", "--input", short])
+        #expect(ended.status == 1)
+        #expect(ended.error.contains("the audio ended after 3 of 8 sentences"), "\(ended.error)")
+        #expect(try status()["created"] as? String == record["created"] as? String)
+        let kept = try String(contentsOfFile: folder.path + "/data/heed/adaptation/recordings/manifest.tsv", encoding: .utf8)
+        #expect(kept == manifest, "the last session's recordings are kept")
+    }
+
+    @Test func usage() throws {
+        let run = try heed(["adapt"])
+        #expect(run.status == 2)
+        #expect(run.error.contains("give a manifest, --record, --status or --reset"))
+    }
+}
+
+@Suite("Acoustic model files")
+struct AcousticModelFileTests {
+    /// Debian's quantized weights become the float file sphinxtrain reads: the right sizes, and
+    /// every distribution sums to one.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us"))
+    func mixtureWeightsFromSendump() throws {
+        let data = try AcousticModelFiles.mixtureWeights(fromSendump: Fixtures.model + "/sendump")
+        let header = try #require(data.range(of: Data("endhdr\n".utf8)))
+        #expect(header.upperBound % 4 == 0)
+        let numbers = data[header.upperBound...].withUnsafeBytes { Array($0.bindMemory(to: UInt32.self).prefix(5)) }
+        #expect(numbers == [0x1122_3344, 5126, 3, 128, 5126 * 3 * 128])
+        let values = data[(header.upperBound + 20)...].withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        #expect(values.count == 5126 * 3 * 128)
+        for distribution in stride(from: 0, to: values.count, by: 128 * 97) {
+            let sum = values[distribution..<(distribution + 128)].reduce(0, +)
+            #expect(abs(sum - 1) < 1e-4)
+        }
+    }
+
+    @Test func aTruncatedSendumpIsAnErrorNamingTheFile() throws {
+        let file = try Fixtures.temporaryDirectory().appendingPathComponent("sendump")
+        var bytes = Data([12, 0, 0, 0]) + Data("hello there\0".utf8) + Data([0, 0, 0, 0, 128, 0, 0, 0, 10, 0, 0, 0])
+        bytes += Data(repeating: 1, count: 100)
+        try bytes.write(to: file)
+        #expect(throws: AcousticModelFiles.FormatError.self) { try AcousticModelFiles.mixtureWeights(fromSendump: file.path) }
+        do {
+            _ = try AcousticModelFiles.mixtureWeights(fromSendump: file.path)
+        } catch {
+            #expect(error.description.hasPrefix(file.path))
+        }
+    }
+}

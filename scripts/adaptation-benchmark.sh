@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Adaptation per speaker on FSDD digits: adapt on half of a speaker's recordings, test on the
+# other half, then the other way round (two folds), with each method; prints sentence accuracy
+# with and without the adaptation, per speaker and in the mean.
+#
+# usage: scripts/adaptation-benchmark.sh [HEED_BINARY] [CORPORA_DIR]
+# (defaults: .build/release/heed, $HEED_CORPORA or ../shared/corpora). Needs sphinxtrain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+heed=${1:-.build/release/heed}
+corpora=${2:-${HEED_CORPORA:-../shared/corpora}}
+fsdd=$(cd "$corpora/fsdd_digits" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_DATA_HOME=$work/data
+
+# manifest SPEAKER FOLD PART: the rows of SPEAKER whose repetition (the file name's last number)
+# is below 5 (PART "low") or not, for FOLD's training or test half.
+manifest() {
+    local speaker=$1 part=$2
+    printf 'wav\ttranscript\n'
+    awk -F'\t' -v dir="$fsdd" -v speaker="$speaker" -v part="$part" 'NR > 1 && $4 == speaker {
+        n = split($1, pieces, "_"); rep = pieces[n]; sub(/\.wav$/, "", rep)
+        if ((rep < 5) == (part == "low")) print dir "/" $1 "\t" $2 }' "$fsdd/manifest.tsv"
+}
+
+accuracy() {
+    "$heed" eval "$1" -g grammars/digit.gram --reject-below 0 --json "${@:2}" 2>/dev/null |
+        python3 -c 'import json, sys; r = json.load(sys.stdin)["results"]; print(sum(x["right"] for x in r), len(r))'
+}
+
+printf '%-10s %-6s %-5s %8s %8s\n' speaker method fold before after
+for method in map mllr; do
+    total_before=0; total_after=0; total=0
+    for speaker in $(awk -F'\t' 'NR > 1 { print $4 }' "$fsdd/manifest.tsv" | sort -u); do
+        for fold in low high; do
+            other=$([ $fold = low ] && echo high || echo low)
+            manifest "$speaker" $fold > "$work/train.tsv"
+            manifest "$speaker" $other > "$work/test.tsv"
+            "$heed" adapt "$work/train.tsv" --method $method > /dev/null 2>&1
+            read -r before count < <(accuracy "$work/test.tsv" --no-adaptation)
+            read -r after _ < <(accuracy "$work/test.tsv")
+            printf '%-10s %-6s %-5s %5d/%-3d %4d/%-3d\n' "$speaker" $method $fold "$before" "$count" "$after" "$count"
+            total_before=$((total_before + before)); total_after=$((total_after + after)); total=$((total + count))
+        done
+    done
+    python3 -c "print(f'{\"mean\":<10} {\"$method\":<6} {\"both\":<5} {$total_before/$total:8.3f} {$total_after/$total:8.3f}')"
+    "$heed" adapt --reset > /dev/null
+done
