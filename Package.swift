@@ -22,6 +22,8 @@ let package = Package(
         .executable(name: "heed-plugin-workout", targets: ["heed-plugin-workout"]),
         .executable(name: "heed-plugin-mpris", targets: ["heed-plugin-mpris"]),
         .executable(name: "heed-plugin-notes", targets: ["heed-plugin-notes"]),
+        .library(name: "HeedClient", targets: ["HeedClient"]),
+        .executable(name: "heed-client-example", targets: ["heed-client-example"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -79,10 +81,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client API of `heed serve`: the wire protocol and an async client, on Foundation and
+        // Glibc only (it holds the one file of raw socket calls, which the service shares).
+        .target(name: "HeedClient", swiftSettings: swiftSettings),
+        .executableTarget(name: "heed-client-example", dependencies: ["HeedClient"], swiftSettings: swiftSettings),
+        // `heed serve`: the socket, client identification and permission, recognition tasks.
+        .target(
+            name: "HeedService",
+            dependencies: [
+                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "heed",
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPluginProtocol", "HeedPlugins", "HeedRuntime",
+                "HeedService", "heed-client-example",
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "HeedTests",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedClient", "HeedService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -208,6 +208,18 @@ public struct PluginManifest: Sendable, Hashable {
     ///   ``PluginCatalog/productsDirectory``.
     /// - Returns: The executable's URL.
     public func executableURL(productsDirectory: URL? = nil) -> URL {
+        Self.executableURL(executable, directory: directory, productsDirectory: productsDirectory)
+    }
+
+    /// Where an executable named in a manifest is (a plugin's `plugin.json`, a client's
+    /// `client.json`), by the rules of ``executableURL(productsDirectory:)``.
+    /// - Parameters:
+    ///   - executable: The name or path as written.
+    ///   - directory: The folder of the manifest.
+    ///   - productsDirectory: The folder searched first for a bare name; defaults to
+    ///     ``PluginCatalog/productsDirectory``.
+    /// - Returns: The executable's URL.
+    public static func executableURL(_ executable: String, directory: URL, productsDirectory: URL? = nil) -> URL {
         if executable.contains("/") {
             return executable.hasPrefix("/")
                 ? URL(fileURLWithPath: executable) : directory.appendingPathComponent(executable).standardizedFileURL

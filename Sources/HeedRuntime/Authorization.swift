@@ -229,6 +229,7 @@ public struct AuthorizationPolicy: Sendable, Hashable {
 /// {
 ///   "apps": { "org.heed.timer": { "decided": "2025-05-01T09:30:00Z", "status": "authorized" } },
 ///   "speech": { "org.heed.timer": { "decided": "2025-05-01T09:31:00Z", "permission": "granted" } },
+///   "speechRecognition": { "org.heed.example-client": { "decided": "2025-05-01T09:32:00Z", "status": "authorized" } },
 ///   "version": 1
 /// }
 /// ```
@@ -250,11 +251,13 @@ struct AuthorizationState: StateFileContent, Equatable {
 
     var apps: [String: Decision<AuthorizationStatus>] = [:]
     var speech: [String: Decision<SpeechPermission>] = [:]
+    /// Clients of `heed serve` that may use speech recognition (reference 000), by client app id.
+    var speechRecognition: [String: Decision<AuthorizationStatus>] = [:]
 
     init() {}
 
     init(from root: JSONNode, reader: JSONSchemaReader) throws {
-        let object = try reader.object(root, "the authorization state", allowedKeys: ["version", "apps", "speech"])
+        let object = try reader.object(root, "the authorization state", allowedKeys: ["version", "apps", "speech", "speechRecognition"])
         if let node = object["version"] {
             let version = try reader.number(node, "'version'")
             guard version == Double(Self.currentVersion) else {
@@ -263,6 +266,8 @@ struct AuthorizationState: StateFileContent, Equatable {
         }
         apps = try Self.decisions(object["apps"], "'apps'", key: "status", allowed: [.authorized, .denied], reader: reader)
         speech = try Self.decisions(object["speech"], "'speech'", key: "permission", allowed: [.granted, .denied], reader: reader)
+        speechRecognition = try Self.decisions(
+            object["speechRecognition"], "'speechRecognition'", key: "status", allowed: [.authorized, .denied], reader: reader)
     }
 
     private static func decisions<Value>(
@@ -299,6 +304,7 @@ struct AuthorizationState: StateFileContent, Equatable {
         try container.encode(Self.currentVersion, forKey: AnyKey("version"))
         try container.encode(apps, forKey: AnyKey("apps"))
         try container.encode(speech, forKey: AnyKey("speech"))
+        if !speechRecognition.isEmpty { try container.encode(speechRecognition, forKey: AnyKey("speechRecognition")) }
     }
 }
 
@@ -393,6 +399,25 @@ public struct AuthorizationStore: Sendable {
             }
         }
 
+        /// A client's speech-recognition status: `restricted` when the policy lists its app id,
+        /// else the recorded decision, else `notDetermined`.
+        public func speechRecognitionStatus(of appID: String) -> AuthorizationStatus {
+            if policy.restricted.contains(appID) { return .restricted }
+            return state.speechRecognition[appID]?.value ?? .notDetermined
+        }
+
+        /// Every client with a recorded speech-recognition decision or a policy restriction
+        /// that has one, sorted by app id.
+        public var speechRecognitionRecords: [AuthorizationRecord] {
+            state.speechRecognition.keys.sorted().map { appID in
+                if policy.restricted.contains(appID) {
+                    return AuthorizationRecord(appID: appID, status: .restricted, decided: nil, fromPolicy: true)
+                }
+                let decision = state.speechRecognition[appID]
+                return AuthorizationRecord(appID: appID, status: decision?.value ?? .notDetermined, decided: decision?.decided, fromPolicy: false)
+            }
+        }
+
         /// An app's speech permission, or `undetermined`.
         public func speechPermission(of appID: String) -> SpeechPermission {
             state.speech[appID]?.value ?? .undetermined
@@ -446,6 +471,13 @@ public struct AuthorizationStore: Sendable {
     ///   (`invalidAppID`) or an app the policy restricts (`restrictedByPolicy`); ``SourceError``
     ///   when the state or policy file is corrupt (nothing is written); ``StateFileError``.
     public func record(_ status: AuthorizationStatus, for appID: String) throws {
+        try record(status, for: appID, in: \.apps)
+    }
+
+    /// Records a decision in one of the state file's tables of ``AuthorizationStatus``.
+    private func record(
+        _ status: AuthorizationStatus, for appID: String, in table: WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<AuthorizationStatus>]>
+    ) throws {
         guard status == .authorized || status == .denied else {
             throw AuthorizationError(
                 .notRecordable, appID: appID,
@@ -455,7 +487,7 @@ public struct AuthorizationStore: Sendable {
         try checkChangeable(appID)
         let now = Date()
         try file.update { state in
-            state.apps[appID] = .init(value: status, decided: now, key: "status")
+            state[keyPath: table][appID] = .init(value: status, decided: now, key: "status")
         }
     }
 
@@ -464,9 +496,15 @@ public struct AuthorizationStore: Sendable {
     /// - Throws: ``AuthorizationError`` (`invalidAppID`, `restrictedByPolicy`), ``SourceError``,
     ///   ``StateFileError``.
     public func reset(_ appID: String) throws {
+        try reset(appID, in: \.apps)
+    }
+
+    private func reset(
+        _ appID: String, in table: WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<AuthorizationStatus>]>
+    ) throws {
         try checkChangeable(appID)
-        guard try file.read().apps[appID] != nil else { return }
-        try file.update { state in state.apps[appID] = nil }
+        guard try file.read()[keyPath: table][appID] != nil else { return }
+        try file.update { state in state[keyPath: table][appID] = nil }
     }
 
     /// Records the user's decision for a plugin's app: its parent's for an extension. A policy that
@@ -545,6 +583,66 @@ public struct AuthorizationStore: Sendable {
         }
         // The policy may have changed while the user was thinking.
         return try status(of: manifest) == .restricted ? .restricted : decided
+    }
+
+    // MARK: Speech recognition
+
+    /// A client's permission to use speech recognition through `heed serve` (reference 000).
+    /// - Parameter appID: The client's app id (from its `client.json`).
+    /// - Returns: `restricted` when the administrator's policy lists the app id, else the
+    ///   recorded decision, else `notDetermined`.
+    /// - Throws: ``SourceError`` when the state or policy file is corrupt.
+    public func speechRecognitionStatus(of appID: String) throws -> AuthorizationStatus {
+        try snapshot().speechRecognitionStatus(of: appID)
+    }
+
+    /// Records the user's speech-recognition decision for a client.
+    /// - Parameters:
+    ///   - status: `authorized` or `denied`.
+    ///   - appID: The client's app id.
+    /// - Throws: As ``record(_:for:)-(_,String)``: `notRecordable`, `invalidAppID`, `restrictedByPolicy`.
+    public func recordSpeechRecognition(_ status: AuthorizationStatus, for appID: String) throws {
+        try record(status, for: appID, in: \.speechRecognition)
+    }
+
+    /// Forgets a client's speech-recognition decision: it is `notDetermined` again.
+    /// - Parameter appID: The client's app id.
+    /// - Throws: As ``reset(_:)``.
+    public func resetSpeechRecognition(_ appID: String) throws {
+        try reset(appID, in: \.speechRecognition)
+    }
+
+    /// Asks the user, once, whether a client program may use speech recognition, as
+    /// `SFSpeechRecognizer.requestAuthorization` does.
+    ///
+    /// A decided status (`authorized`, `denied`, `restricted`) is returned at once. For
+    /// `notDetermined`, `ask` gets the question with the client's usage description: `true`
+    /// records `authorized`, `false` `denied`, `nil` (nobody to ask) records nothing. A decision
+    /// recorded meanwhile by another process stands.
+    /// - Parameters:
+    ///   - appID: The client's app id.
+    ///   - displayName: The client's name, for the question.
+    ///   - usageDescription: The client's `speechRecognitionUsageDescription`.
+    ///   - ask: Puts the question and returns the answer; called on the caller's thread.
+    /// - Returns: The status now.
+    /// - Throws: ``AuthorizationError`` (`invalidAppID`), ``SourceError``, ``StateFileError``.
+    public func requestSpeechRecognition(
+        appID: String, displayName: String, usageDescription: String, ask: (AuthorizationPrompt) throws -> Bool?
+    ) throws -> AuthorizationStatus {
+        try Self.validate(appID)
+        let current = try speechRecognitionStatus(of: appID)
+        guard current == .notDetermined else { return current }
+        let prompt = AuthorizationPrompt(clientAppID: appID, displayName: displayName, usageDescription: usageDescription)
+        guard let answer = try ask(prompt) else { return .notDetermined }
+        let now = Date()
+        let decided = try file.update { state -> AuthorizationStatus in
+            if let earlier = state.speechRecognition[appID] { return earlier.value }
+            let status: AuthorizationStatus = answer ? .authorized : .denied
+            state.speechRecognition[appID] = .init(value: status, decided: now, key: "status")
+            return status
+        }
+        // The policy may have changed while the user was thinking.
+        return try speechRecognitionStatus(of: appID) == .restricted ? .restricted : decided
     }
 
     // MARK: Speech permission
@@ -644,6 +742,8 @@ public struct AuthorizationPrompt: Sendable, Hashable {
         case authorization
         /// Speaking responses aloud (``SpeechPermission``).
         case speech
+        /// A client program using speech recognition through `heed serve` (reference 000).
+        case speechRecognition
     }
 
     /// What is asked for.
@@ -665,6 +765,15 @@ public struct AuthorizationPrompt: Sendable, Hashable {
         self.usageDescription = usageDescription
     }
 
+    /// A client program's speech-recognition question.
+    init(clientAppID: String, displayName: String, usageDescription: String) {
+        self.kind = .speechRecognition
+        self.appID = clientAppID
+        self.pluginAppID = clientAppID
+        self.displayName = displayName
+        self.usageDescription = usageDescription
+    }
+
     /// The whole question, e.g. “Timers” wants to use Heed to handle your voice requests.
     /// Sets kitchen timers by voice and tells you when they end. Allow?
     public var question: String {
@@ -673,6 +782,7 @@ public struct AuthorizationPrompt: Sendable, Hashable {
         switch kind {
         case .authorization: return "“\(displayName)” wants to use Heed to handle your voice requests. \(reason) Allow?"
         case .speech: return "“\(displayName)” wants Heed to speak its responses aloud. \(reason) Allow?"
+        case .speechRecognition: return "“\(displayName)” (\(appID)) wants to use speech recognition. \(reason) Allow?"
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HeedCore
 import HeedPlugins
 import HeedRuntime
+import HeedService
 
 /// `heed auth`: the user's authorization decisions and speech permissions.
 struct Auth: ParsableCommand {
@@ -31,10 +32,11 @@ struct Auth: ParsableCommand {
               heed auth deny org.heed.media --json
               heed auth reset org.heed.timer
               heed auth speech grant org.heed.timer
+              heed auth speech-recognition grant org.heed.example-client
               heed auth list --state-dir /tmp/heed-state --plugins ~/my-plugins
             See docs/AUTHORIZATION.md.
             """,
-        subcommands: [List.self, Status.self, Grant.self, Deny.self, Reset.self, Request.self, Speech.self]
+        subcommands: [List.self, Status.self, Grant.self, Deny.self, Reset.self, Request.self, Speech.self, SpeechRecognition.self]
     )
 }
 
@@ -51,10 +53,7 @@ extension Auth {
 
         /// Loads the config, the store and the installed plugins.
         func context() throws -> Context {
-            let configuration = try HeedConfiguration.load(
-                file: plugins.configFile.map { URL(fileURLWithPath: $0) },
-                directories: HeedDirectories.standard(),
-                stateDirectory: plugins.stateDirectory.map { URL(fileURLWithPath: $0) })
+            let configuration = try plugins.state.configurationWithState()
             return Context(
                 configuration: configuration, store: configuration.authorizationStore, manifests: try plugins.installedPlugins().manifests,
                 pluginFolders: plugins.searchFolders, json: json)
@@ -423,17 +422,7 @@ extension Auth {
             guard let manifest = target.manifest else {
                 throw ValidationError("'\(app)' is not an installed plugin; request needs its manifest (pass --plugins DIR)")
             }
-            _ = try await context.store.requestAuthorization(for: manifest) { prompt in
-                guard isatty(STDIN_FILENO) != 0 else { return nil }
-                while true {
-                    FileHandle.standardError.write(Data("\(prompt.question) [y/n] ".utf8))
-                    guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), !line.isEmpty else {
-                        return nil
-                    }
-                    if ["y", "yes"].contains(line) { return true }
-                    if ["n", "no"].contains(line) { return false }
-                }
-            }
+            _ = try await context.store.requestAuthorization(for: manifest) { prompt in askOnTerminal(prompt.question) }
             try context.emit(try context.statusReport(target))
         }
     }
@@ -505,6 +494,189 @@ extension Auth {
                 try context.store.recordSpeechPermission(permission, for: target.authorizationAppID)
             }
             try context.emit(try context.speechReport(target))
+        }
+    }
+}
+
+// MARK: - Speech recognition for clients of heed serve
+
+extension Auth {
+    struct SpeechRecognition: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "speech-recognition",
+            abstract: "Show or change which programs may use speech recognition through heed serve.",
+            discussion: """
+                A client program (identified by its executable and its client.json) is notDetermined, \
+                denied, restricted or authorized, as with Apple's SFSpeechRecognizer.requestAuthorization. \
+                heed serve recognizes only for authorized clients. It asks on its terminal when it has \
+                one; otherwise a notDetermined client is refused with a sentence naming these commands. \
+                restricted comes \
+                from the administrator's policy file (the same one as for apps) and only they can change it.
+
+                App ids are checked against the client manifests (--clients, default: clients/ of this \
+                build and $XDG_DATA_HOME/heed/clients) and the clients already recorded.
+
+                --json prints {"appId", "displayName", "status", "decided", "fromPolicy", "policyFile", \
+                "usageDescription"} (list: an array of them).
+
+                Examples:
+                  heed auth speech-recognition list
+                  heed auth speech-recognition grant org.heed.example-client
+                  heed auth speech-recognition deny org.heed.example-client --json
+                  heed auth speech-recognition reset org.heed.example-client
+                See docs/CLIENTS.md.
+                """,
+            subcommands: [List.self, Status.self, Grant.self, Deny.self, Reset.self]
+        )
+
+        /// The options of every `speech-recognition` subcommand.
+        struct Options: ParsableArguments {
+            @OptionGroup var auth: Auth.Options
+            @OptionGroup var clients: ClientFolderOptions
+
+            /// The store, the client manifests, and the app id checked.
+            func context() throws -> (context: Context, catalog: ClientCatalog) {
+                (try auth.context(), clients.catalog())
+            }
+        }
+
+        /// One client's speech-recognition status.
+        struct Report: Encodable, CustomStringConvertible {
+            var appID: String
+            var displayName: String?
+            var status: AuthorizationStatus
+            var decided: String?
+            var fromPolicy: Bool
+            var policyFile: String?
+            var usageDescription: String?
+
+            enum CodingKeys: String, CodingKey {
+                case appID = "appId"
+                case displayName, status, decided, fromPolicy, policyFile, usageDescription
+            }
+
+            init(appID: String, catalog: ClientCatalog, snapshot: AuthorizationStore.Snapshot, store: AuthorizationStore) {
+                let manifest = catalog.manifest(appID: appID)
+                let record = snapshot.speechRecognitionRecords.first { $0.appID == appID }
+                self.appID = appID
+                displayName = manifest?.displayName
+                status = snapshot.speechRecognitionStatus(of: appID)
+                decided = status == .restricted ? nil : record?.decided.map(Auth.dateText)
+                fromPolicy = status == .restricted
+                policyFile = status == .restricted ? store.policyFile?.path : nil
+                usageDescription = manifest?.speechRecognitionUsageDescription
+            }
+
+            var description: String {
+                let name = displayName.map { "\(appID) (\($0))" } ?? appID
+                switch status {
+                case .authorized, .denied:
+                    return "\(name): speech recognition \(status.rawValue)" + (decided.map { " since \($0)" } ?? "")
+                case .restricted:
+                    return "\(name): speech recognition restricted by the administrator's policy (\(policyFile ?? "policy")); only they can change that"
+                case .notDetermined:
+                    return "\(name): speech recognition notDetermined; heed serve refuses it until you grant or deny it"
+                }
+            }
+        }
+
+        /// Checks an app id: reverse-DNS, and a client manifest's, recorded or in the policy.
+        static func target(_ appID: String, _ context: Context, _ catalog: ClientCatalog) throws -> String {
+            guard PluginManifest.isReverseDNS(appID) else {
+                throw ValidationError("'\(appID)' is not an app id: expected reverse-DNS form such as org.heed.example-client")
+            }
+            let snapshot = try context.store.snapshot()
+            var known = Set(catalog.manifests.map(\.appID))
+            known.formUnion(snapshot.speechRecognitionRecords.map(\.appID))
+            known.formUnion(snapshot.policy.restricted)
+            guard known.contains(appID) else {
+                let clients = catalog.manifests.map { "\($0.appID) (\($0.displayName))" }
+                throw ValidationError(
+                    "unknown client '\(appID)': no client.json has it and it is not recorded. "
+                        + (clients.isEmpty ? "No client manifests were found; pass --clients DIR" : "Known clients: \(clients.joined(separator: ", "))"))
+            }
+            return appID
+        }
+
+        static func report(_ appID: String, _ context: Context, _ catalog: ClientCatalog) throws -> Report {
+            Report(appID: appID, catalog: catalog, snapshot: try context.store.snapshot(), store: context.store)
+        }
+
+        static func change(_ status: AuthorizationStatus?, _ app: String, _ options: Options) throws {
+            let (context, catalog) = try options.context()
+            let appID = try target(app, context, catalog)
+            if let status {
+                try context.store.recordSpeechRecognition(status, for: appID)
+            } else {
+                try context.store.resetSpeechRecognition(appID)
+            }
+            try context.emit(try report(appID, context, catalog))
+        }
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List client programs and recorded clients with their status.")
+            @OptionGroup var options: Options
+
+            func run() throws {
+                let (context, catalog) = try options.context()
+                let snapshot = try context.store.snapshot()
+                let appIDs = Set(catalog.manifests.map(\.appID)).union(snapshot.speechRecognitionRecords.map(\.appID)).sorted()
+                let reports = appIDs.map { Report(appID: $0, catalog: catalog, snapshot: snapshot, store: context.store) }
+                if context.json {
+                    print(try Auth.json(reports))
+                    return
+                }
+                guard !reports.isEmpty else {
+                    print("No client manifests found and no client recorded (state: \(context.store.stateFile.path)).")
+                    return
+                }
+                let table = [["APP ID", "NAME", "SPEECH RECOGNITION", "DECIDED"]]
+                    + reports.map { [$0.appID, $0.displayName ?? "-", $0.status.rawValue, $0.fromPolicy ? "administrator's policy" : $0.decided ?? "-"] }
+                let widths = (0..<4).map { column in table.map { $0[column].count }.max() ?? 0 }
+                for line in table {
+                    print(
+                        line.enumerated().map { index, cell in
+                            index == line.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                        }.joined(separator: "  "))
+                }
+            }
+        }
+
+        struct Status: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Show a client's speech-recognition status.")
+            @OptionGroup var options: Options
+            @Argument(help: ArgumentHelp("The client's app id, e.g. org.heed.example-client.", valueName: "app-id")) var app: String
+
+            func run() throws {
+                let (context, catalog) = try options.context()
+                try context.emit(try SpeechRecognition.report(try SpeechRecognition.target(app, context, catalog), context, catalog))
+            }
+        }
+
+        struct Grant: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Let a client use speech recognition (authorized).",
+                discussion: "A client restricted by the administrator's policy cannot be granted (exit status 1).")
+            @OptionGroup var options: Options
+            @Argument(help: ArgumentHelp("The client's app id.", valueName: "app-id")) var app: String
+
+            func run() throws { try SpeechRecognition.change(.authorized, app, options) }
+        }
+
+        struct Deny: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Refuse a client speech recognition (denied).")
+            @OptionGroup var options: Options
+            @Argument(help: ArgumentHelp("The client's app id.", valueName: "app-id")) var app: String
+
+            func run() throws { try SpeechRecognition.change(.denied, app, options) }
+        }
+
+        struct Reset: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Forget your decision for a client: notDetermined.")
+            @OptionGroup var options: Options
+            @Argument(help: ArgumentHelp("The client's app id.", valueName: "app-id")) var app: String
+
+            func run() throws { try SpeechRecognition.change(nil, app, options) }
         }
     }
 }

@@ -12,7 +12,9 @@ struct Heed: AsyncParsableCommand {
             error), 2 usage error (unknown option, missing argument).
             """,
         version: "0.1.0",
-        subcommands: [Listen.self, Recognize.self, Eval.self, Run.self, GrammarCommand.self, Plugins.self, Auth.self, Vocab.self, Adapt.self]
+        subcommands: [
+            Listen.self, Recognize.self, Eval.self, Run.self, GrammarCommand.self, Plugins.self, Auth.self, Vocab.self, Adapt.self, Serve.self,
+        ]
     )
 
     /// Runs the command and maps errors to Heed's exit statuses: 2 for usage, 1 for failures.

@@ -5,6 +5,7 @@ import HeedCore
 import HeedIntents
 import HeedPlugins
 import HeedRuntime
+import HeedService
 import HeedSpeech
 import Logging
 
@@ -127,11 +128,28 @@ struct RecognizerOptions: ParsableArguments {
         grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
     ) throws -> @Sendable () throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
+        if catalog != nil, grammar?.grammar != nil {
+            throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
+        }
+        let settings = decoderConfiguration(forIntents: catalog != nil, vocabulary: vocabulary, lenient: lenient)
+        let recognitionGrammar =
+            try catalog.map {
+                try $0.recognitionGrammar(
+                    vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
+            } ?? Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
+        return { try PocketSphinxRecognizer(grammar: recognitionGrammar, configuration: settings, logger: Logger(label: "heed")) }
+    }
+
+    /// The decoder configuration these options ask for: for an intents grammar (no n-best by
+    /// default, the registered vocabulary's pronunciations) or for a grammar file.
+    func decoderConfiguration(
+        forIntents: Bool, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
+    ) -> PocketSphinxRecognizer.Configuration {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
         configuration.applyAdaptation(adaptation)
-        configuration.maximumAlternatives = alternatives ?? (catalog == nil ? configuration.maximumAlternatives : 0)
+        configuration.maximumAlternatives = alternatives ?? (forIntents ? 0 : configuration.maximumAlternatives)
         if withoutPhoneLoop {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly
@@ -142,17 +160,8 @@ struct RecognizerOptions: ParsableArguments {
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]
             configuration.decoderOptions[flag] = parts[1]
         }
-        if catalog != nil, grammar?.grammar != nil {
-            throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
-        }
-        if catalog != nil { configuration.additionalPronunciations = vocabulary.additionalPronunciations }
-        let recognitionGrammar =
-            try catalog.map {
-                try $0.recognitionGrammar(
-                    vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
-            } ?? Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
-        let settings = configuration
-        return { try PocketSphinxRecognizer(grammar: recognitionGrammar, configuration: settings, logger: Logger(label: "heed")) }
+        if forIntents { configuration.additionalPronunciations = vocabulary.additionalPronunciations }
+        return configuration
     }
 }
 
@@ -206,6 +215,19 @@ struct AudioOptions: ParsableArguments {
 /// Writes a line to standard error.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Asks a yes/no question on the terminal (the question on standard error, the answer from
+/// standard input).
+/// - Returns: The answer, or `nil` when standard input is no terminal or the answer is empty.
+func askOnTerminal(_ question: String) -> Bool? {
+    guard isatty(STDIN_FILENO) != 0 else { return nil }
+    while true {
+        FileHandle.standardError.write(Data("\(question) [y/n] ".utf8))
+        guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), !line.isEmpty else { return nil }
+        if ["y", "yes"].contains(line) { return true }
+        if ["n", "no"].contains(line) { return false }
+    }
 }
 
 /// Whether standard error is a terminal (progress lines go there only then).
@@ -305,15 +327,43 @@ struct PluginFolderOptions: ParsableArguments {
     }
 }
 
-/// Where plugins and Heed's state are: for the commands that dispatch or decide who may.
-struct PluginOptions: ParsableArguments {
-    @OptionGroup var plugins: PluginFolderOptions
-
+/// Where Heed's state and config are: for the commands that decide who may, or read who may.
+struct StateOptions: ParsableArguments {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where authorization decisions are kept (default: $XDG_STATE_HOME/heed).", valueName: "dir"))
     var stateDirectory: String?
 
     @Option(name: .customLong("config"), help: ArgumentHelp("The configuration file (default: $XDG_CONFIG_HOME/heed/config.json).", valueName: "file"))
     var configFile: String?
+
+    /// The configuration file's settings.
+    func configuration() throws -> HeedConfiguration {
+        try HeedConfiguration.load(file: configFile.map { URL(fileURLWithPath: $0) })
+    }
+
+    /// The configuration with `--state-dir` applied: its ``HeedConfiguration/authorizationStore`` is the one to use.
+    func configurationWithState() throws -> HeedConfiguration {
+        try HeedConfiguration.load(
+            file: configFile.map { URL(fileURLWithPath: $0) },
+            directories: HeedDirectories.standard(),
+            stateDirectory: stateDirectory.map { URL(fileURLWithPath: $0) })
+    }
+
+    func authorizationStore() throws -> AuthorizationStore {
+        let configuration = try configuration()
+        let state = stateDirectory.map { URL(fileURLWithPath: $0) } ?? configuration.stateDirectory
+        return AuthorizationStore(stateDirectory: state, policyFile: configuration.policyFile)
+    }
+}
+
+/// Where plugins and Heed's state are: for the commands that dispatch or decide who may.
+struct PluginOptions: ParsableArguments {
+    @OptionGroup var plugins: PluginFolderOptions
+    @OptionGroup var state: StateOptions
+
+    /// `--state-dir`.
+    var stateDirectory: String? { state.stateDirectory }
+    /// `--config`.
+    var configFile: String? { state.configFile }
 
     /// The plugin folders to search.
     var searchFolders: [URL] { plugins.searchFolders }
@@ -322,15 +372,9 @@ struct PluginOptions: ParsableArguments {
     func installedPlugins() throws -> PluginCatalog.Discovery { try plugins.installedPlugins() }
 
     /// The configuration file's settings.
-    func configuration() throws -> HeedConfiguration {
-        try HeedConfiguration.load(file: configFile.map { URL(fileURLWithPath: $0) })
-    }
+    func configuration() throws -> HeedConfiguration { try state.configuration() }
 
-    func authorizationStore() throws -> AuthorizationStore {
-        let configuration = try configuration()
-        let state = stateDirectory.map { URL(fileURLWithPath: $0) } ?? configuration.stateDirectory
-        return AuthorizationStore(stateDirectory: state, policyFile: configuration.policyFile)
-    }
+    func authorizationStore() throws -> AuthorizationStore { try state.authorizationStore() }
 }
 
 /// Sends logs to standard error: warnings and above, or everything with `--verbose`.
@@ -371,5 +415,30 @@ struct VocabularyOptions: ParsableArguments {
     ) throws -> VocabularyStore {
         let manifests = PluginCatalog.discover(in: pluginFolders).manifests
         return VocabularyStore(dataDirectory: try Self.dataDirectory(dataDirectory), manifests: manifests, dictionaryPath: dictionaryPath)
+    }
+}
+
+/// Where client manifests (`client.json`) of `heed serve`'s clients are.
+struct ClientFolderOptions: ParsableArguments {
+    @Option(
+        name: .customLong("clients"),
+        help: ArgumentHelp(
+            "A folder of client manifests (each a folder with client.json) (repeatable).",
+            discussion: "Default: the clients that come with this build of heed (clients/ of the source tree or share/heed/clients) "
+                + "and $XDG_DATA_HOME/heed/clients.",
+            valueName: "dir"))
+    var folders: [String] = []
+
+    /// The folders to search.
+    var searchFolders: [URL] {
+        folders.isEmpty
+            ? ClientCatalog.defaultFolders(dataDirectory: HeedDirectories.standard().data) : folders.map { URL(fileURLWithPath: $0) }
+    }
+
+    /// The client manifests; a broken one is reported and left out.
+    func catalog() -> ClientCatalog {
+        let catalog = ClientCatalog.discover(in: searchFolders)
+        for error in catalog.errors { printError("heed: warning: \(error)") }
+        return catalog
     }
 }

@@ -1,0 +1,220 @@
+public import Foundation
+public import HeedAudio
+import HeedClient
+public import HeedIntents
+public import HeedSpeech
+import HeedCore
+public import Logging
+import Synchronization
+
+/// What the service recognizes with: the intents grammar, Heed's grammars folder, clients'
+/// phrase lists, and the recognizers loaded for them.
+///
+/// PocketSphinx decoders are single-threaded, so each task checks one out for itself and
+/// gives it back when it ends; idle decoders are kept, a few per grammar, for the next task.
+public final class Recognizers: Sendable {
+    /// How decoders are made and which grammars there are.
+    public struct Setup: Sendable {
+        /// The intents grammar, compiled; `nil` when the service has no intents.
+        public var intentsGrammar: Grammar?
+        /// Turns a recognized sentence into an intent.
+        public var parser: IntentParser?
+        /// The decoder configuration for the intents grammar.
+        public var intentsConfiguration: PocketSphinxRecognizer.Configuration
+        /// The decoder configuration for named grammars and phrase lists.
+        public var grammarConfiguration: PocketSphinxRecognizer.Configuration
+        /// Where named grammars (`NAME.gram`) are.
+        public var grammarsFolder: URL?
+        /// Noise suppression of a task's whole audio before the final decode.
+        public var denoise: DenoiseMode
+        /// The suppressor's settings.
+        public var denoiseSettings: NoiseSuppressor.Settings
+
+        public init(
+            intentsGrammar: Grammar?, parser: IntentParser?, intentsConfiguration: PocketSphinxRecognizer.Configuration,
+            grammarConfiguration: PocketSphinxRecognizer.Configuration, grammarsFolder: URL?, denoise: DenoiseMode = .off,
+            denoiseSettings: NoiseSuppressor.Settings = .init()
+        ) {
+            self.denoise = denoise
+            self.denoiseSettings = denoiseSettings
+            self.intentsGrammar = intentsGrammar
+            self.parser = parser
+            self.intentsConfiguration = intentsConfiguration
+            self.grammarConfiguration = grammarConfiguration
+            self.grammarsFolder = grammarsFolder
+        }
+    }
+
+    /// The decoders checked out by one task.
+    ///
+    /// Partial results come from a second decoder of the same grammar, made when a task first
+    /// asks for them: a live pass changes the decoder's running cepstral mean, and with it the
+    /// whole-utterance result of the next decode (on a fresh decoder, a live pass over a file
+    /// made the final decode find nothing). With its own decoder for partials, the final result
+    /// is the one `heed recognize` gives, with or without partial results.
+    final class Lease: @unchecked Sendable {
+        // Used by one task's thread at a time: handed over through the pool's lock.
+        let recognizer: PocketSphinxRecognizer
+        let key: String?
+        /// The setup's generation when the decoder was loaded.
+        let generation: Int
+        let parser: IntentParser?
+        private let grammar: Grammar
+        private let configuration: PocketSphinxRecognizer.Configuration
+        private let logger: Logger
+        private var live: PocketSphinxRecognizer?
+
+        init(
+            recognizer: PocketSphinxRecognizer, key: String?, generation: Int, parser: IntentParser?, grammar: Grammar,
+            configuration: PocketSphinxRecognizer.Configuration, logger: Logger
+        ) {
+            self.recognizer = recognizer
+            self.key = key
+            self.generation = generation
+            self.parser = parser
+            self.grammar = grammar
+            self.configuration = configuration
+            self.logger = logger
+        }
+
+        /// The decoder for partial results, loaded the first time.
+        func liveRecognizer() throws(RecognizerError) -> PocketSphinxRecognizer {
+            if let live { return live }
+            let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: logger)
+            live = recognizer
+            return recognizer
+        }
+    }
+
+    /// Why a grammar cannot be used.
+    struct Refusal: Error {
+        var status: ServiceStatus
+        var message: String
+    }
+
+    private struct Pool {
+        var setup: Setup
+        /// Counts replacements: a decoder of an older setup is not kept.
+        var generation = 0
+        var idle: [String: [Lease]] = [:]
+    }
+
+    private let pool: Mutex<Pool>
+
+    /// The setup new tasks use.
+    var setup: Setup { pool.withLock { $0.setup } }
+    private let logger: Logger
+    /// Idle decoders kept per grammar.
+    private let keep = 2
+
+    public init(setup: Setup, logger: Logger) {
+        self.pool = Mutex(Pool(setup: setup))
+        self.logger = logger
+    }
+
+    /// Replaces the setup (SIGHUP: intents or vocabulary changed). Idle decoders are freed;
+    /// running tasks finish with the decoders they have, which are then freed too.
+    public func replace(_ setup: Setup) {
+        pool.withLock { pool in
+            pool.setup = setup
+            pool.generation += 1
+            pool.idle = [:]
+        }
+    }
+
+    /// Checks out a decoder for a grammar, loading one when none is idle.
+    /// - Throws: ``Refusal`` for an unknown grammar or words without a pronunciation.
+    func checkOut(_ choice: GrammarChoice) throws(Refusal) -> Lease {
+        let key = Self.key(choice)
+        let (setup, generation, idle) = pool.withLock { pool in
+            (pool.setup, pool.generation, key.flatMap { pool.idle[$0]?.popLast() })
+        }
+        if let idle { return idle }
+        let grammar: Grammar
+        let configuration: PocketSphinxRecognizer.Configuration
+        var parser: IntentParser?
+        switch choice {
+        case .intents:
+            guard let intents = setup.intentsGrammar else {
+                throw Refusal(status: .unavailable, message: "this service was started without intents; ask for a grammar or phrases")
+            }
+            grammar = intents
+            configuration = setup.intentsConfiguration
+            parser = setup.parser
+        case .named(let name):
+            grammar = try named(name)
+            configuration = setup.grammarConfiguration
+        case .phrases(let phrases):
+            grammar = try Self.phraseGrammar(phrases, dictionaryPath: setup.grammarConfiguration.dictionaryPath)
+            configuration = setup.grammarConfiguration
+        }
+        do {
+            let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: logger)
+            return Lease(
+                recognizer: recognizer, key: key, generation: generation, parser: parser, grammar: grammar, configuration: configuration,
+                logger: logger)
+        } catch {
+            let status: ServiceStatus = error.code == .grammarInvalid || error.code == .wordsMissing ? .invalidGrammar : .unavailable
+            throw Refusal(status: status, message: "cannot load a recognizer: \(error)")
+        }
+    }
+
+    /// Gives a decoder back; it is kept for the next task of its grammar, or freed.
+    func checkIn(_ lease: Lease) {
+        guard let key = lease.key else { return }
+        pool.withLock { pool in
+            if lease.generation == pool.generation, pool.idle[key, default: []].count < keep { pool.idle[key, default: []].append(lease) }
+        }
+    }
+
+    /// Decoders of phrase lists are not kept: each client's list is its own.
+    private static func key(_ choice: GrammarChoice) -> String? {
+        switch choice {
+        case .intents: "intents"
+        case .named(let name): "grammar:" + name
+        case .phrases: nil
+        }
+    }
+
+    private func named(_ name: String) throws(Refusal) -> Grammar {
+        let available = (try? FileManager.default.contentsOfDirectory(atPath: setup.grammarsFolder?.path ?? ""))?
+            .filter { $0.hasSuffix(".gram") }.map { String($0.dropLast(5)) }.sorted() ?? []
+        let allowed = name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F }
+        guard allowed, !name.isEmpty, available.contains(name), let folder = setup.grammarsFolder else {
+            throw Refusal(
+                status: .invalidGrammar,
+                message: "no grammar '\(name)': give \"intents\", {\"phrases\": [...]} or one of Heed's grammars: "
+                    + (available.isEmpty ? "(none installed)" : available.joined(separator: ", ")))
+        }
+        do {
+            return try Grammar.file(folder.appendingPathComponent(name + ".gram").path)
+        } catch {
+            throw Refusal(status: .invalidGrammar, message: "\(error)")
+        }
+    }
+
+    /// A JSGF grammar whose sentences are the client's phrases.
+    static func phraseGrammar(_ phrases: [String], dictionaryPath: String) throws(Refusal) -> Grammar {
+        let sentences = phrases.map(TextNormalizer.words).filter { !$0.isEmpty }
+        guard !sentences.isEmpty, sentences.count <= 1000 else {
+            throw Refusal(status: .invalidGrammar, message: "'phrases' must hold 1 to 1000 phrases with words")
+        }
+        let words = Set(sentences.joined())
+        for word in words where !word.unicodeScalars.allSatisfy({ CharacterSet.lowercaseLetters.contains($0) || $0 == "'" }) {
+            throw Refusal(status: .invalidGrammar, message: "'\(word)' is not a word Heed can recognize: phrases are letters and apostrophes")
+        }
+        let missing: [String]
+        do {
+            missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(words.sorted(), dictionaryPath: dictionaryPath, additionalPronunciations: [:])
+        } catch {
+            throw Refusal(status: .unavailable, message: "\(error)")
+        }
+        guard missing.isEmpty else {
+            throw Refusal(
+                status: .invalidGrammar,
+                message: "no pronunciation for \(missing.map { "'\($0)'" }.joined(separator: ", ")) in the dictionary; use other words")
+        }
+        let alternatives = sentences.map { "(" + $0.joined(separator: " ") + ")" }.joined(separator: " | ")
+        return Grammar(name: "phrases", jsgf: "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = \(alternatives);\n")
+    }
+}

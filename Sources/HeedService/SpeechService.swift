@@ -1,0 +1,265 @@
+import Foundation
+import HeedClient
+import Glibc
+public import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// Something the service did, for its log (`heed serve --json` prints each as a JSON line).
+public struct ServiceEvent: Sendable, Encodable {
+    /// `listening`, `staleSocketRemoved`, `connected`, `refused`, `task`, `final`, `disconnected`,
+    /// `stopped`. Events never hold what a client's audio said: that is for the client only.
+    public var event: String
+    public var socket: String?
+    /// The connection's number, counting from 1.
+    public var connection: Int?
+    public var pid: Int32?
+    public var executable: String?
+    public var appId: String?
+    /// `task`: the task's id and its new state.
+    public var task: String?
+    public var state: String?
+    public var status: String?
+    public var message: String?
+
+    /// Creates an event.
+    public init(_ event: String) { self.event = event }
+}
+
+/// Why the service cannot start on its socket.
+public struct ServiceSocketError: Error, CustomStringConvertible, Sendable {
+    /// The whole message, naming the path.
+    public var message: String
+    public var description: String { message }
+}
+
+/// The listening socket of `heed serve`, made before the service runs so that a busy or
+/// unusable socket ends the command with a clear error.
+public struct ListeningSocket: Sendable {
+    /// The listening descriptor.
+    let descriptor: Int32
+    /// The socket file.
+    public let path: String
+    /// The file's inode: at the end the service removes the file only if it is still its own.
+    let inode: UInt64
+
+    /// Creates the socket file, its folder (0700) and removes a stale socket left by a crashed service.
+    ///
+    /// - Parameters:
+    ///   - path: The socket file.
+    ///   - removedStale: Called when a stale socket file was removed.
+    /// - Returns: The socket.
+    /// - Throws: ``ServiceSocketError`` when another service answers there, the path is not a
+    ///   socket, or the folder or socket cannot be made.
+    public static func open(at path: String, removedStale: () -> Void = {}) throws(ServiceSocketError) -> ListeningSocket {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try makeFolder(folder) }
+        var information = stat()
+        if lstat(path, &information) == 0 {
+            guard information.st_mode & S_IFMT == S_IFSOCK else {
+                throw ServiceSocketError(message: "\(path) exists and is not a socket; move it away or give another --socket")
+            }
+            do {
+                let probe = try UnixSocket.connect(to: path)
+                UnixSocket.close(probe)
+                throw ServiceSocketError(
+                    message: "another Heed service answers on \(path): stop it first (systemctl --user stop heed-serve), or give another --socket")
+            } catch let error as SocketError where error.code == ECONNREFUSED {
+                // Nobody listens: a crashed service left it.
+                guard unlink(path) == 0 else {
+                    throw ServiceSocketError(message: "\(path): cannot remove the stale socket: \(String(cString: strerror(errno)))")
+                }
+                removedStale()
+            } catch let error as ServiceSocketError {
+                throw error
+            } catch {
+                throw ServiceSocketError(message: "\(path): cannot tell whether another service uses it: \(error)")
+            }
+        }
+        let descriptor: Int32
+        do {
+            descriptor = try UnixSocket.listen(at: path)
+        } catch {
+            throw ServiceSocketError(message: "cannot listen on \(path): \(error.description)")
+        }
+        var created = stat()
+        _ = lstat(path, &created)
+        return ListeningSocket(descriptor: descriptor, path: path, inode: UInt64(created.st_ino))
+    }
+
+    private static func makeFolder(_ folder: String) throws(ServiceSocketError) {
+        var information = stat()
+        if stat(folder, &information) != 0 {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw ServiceSocketError(message: "cannot create the socket's folder \(folder): \(error.localizedDescription)")
+            }
+            return
+        }
+        guard information.st_mode & S_IFMT == S_IFDIR else {
+            throw ServiceSocketError(message: "\(folder) is not a folder; give another --socket")
+        }
+        guard information.st_uid == getuid() else {
+            throw ServiceSocketError(message: "\(folder) belongs to another user; give a --socket in a folder of yours")
+        }
+        if information.st_mode & 0o077 != 0, chmod(folder, 0o700) != 0 {
+            throw ServiceSocketError(message: "\(folder): cannot make it private (0700): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Closes the socket when the service will not run after all, and removes its file.
+    public func close() {
+        UnixSocket.close(descriptor)
+        remove()
+    }
+
+    /// Removes the socket file if it is still the one this service made.
+    func remove() {
+        var information = stat()
+        if lstat(path, &information) == 0, UInt64(information.st_ino) == inode { unlink(path) }
+    }
+}
+
+/// `heed serve`: speech recognition for other programs on a Unix socket (protocol v1, see
+/// docs/CLIENTS.md).
+///
+/// A thread accepts connections; each connection has a thread that reads its lines, and each
+/// recognition task a thread that decodes, with a decoder of its own. Graceful shutdown stops
+/// accepting, closes every connection (cancelling their tasks) and removes the socket file.
+public final class SpeechService: Service, Sendable {
+    /// The service's settings.
+    public struct Configuration: Sendable {
+        /// The version reported in `hello`.
+        public var version: String
+        /// Recognition tasks at once, over all clients; more get `busy`.
+        public var maximumTasks: Int
+        /// The longest audio a task takes when the client does not say, in seconds.
+        public var defaultMaxDuration: Double
+        /// Whether the service owns a microphone (not built yet: always false).
+        public var microphone: Bool
+
+        public init(version: String, maximumTasks: Int = 4, defaultMaxDuration: Double = 60, microphone: Bool = false) {
+            self.version = version
+            self.maximumTasks = maximumTasks
+            self.defaultMaxDuration = defaultMaxDuration
+            self.microphone = microphone
+        }
+    }
+
+    private struct State {
+        var connections: [Int: Connection] = [:]
+        var nextConnection = 1
+        var runningTasks = 0
+        var stopping = false
+    }
+
+    let socket: ListeningSocket
+    let configuration: Configuration
+    let permission: ClientPermission
+    let recognizers: Recognizers
+    let logger: Logger
+    let emit: @Sendable (ServiceEvent) -> Void
+    private let state = Mutex(State())
+    private let wake: (read: Int32, write: Int32)
+
+    /// Creates the service on a socket made with ``ListeningSocket/open(at:removedStale:)``.
+    /// - Throws: ``ServiceSocketError`` when the wake-up pipe cannot be made.
+    public init(
+        socket: ListeningSocket, configuration: Configuration, permission: ClientPermission, recognizers: Recognizers, logger: Logger,
+        emit: @escaping @Sendable (ServiceEvent) -> Void
+    ) throws {
+        self.socket = socket
+        self.configuration = configuration
+        self.permission = permission
+        self.recognizers = recognizers
+        self.logger = logger
+        self.emit = emit
+        do {
+            wake = try UnixSocket.pipe()
+        } catch {
+            throw ServiceSocketError(message: "cannot start: \(error)")
+        }
+    }
+
+    public func run() async throws {
+        var event = ServiceEvent("listening")
+        event.socket = socket.path
+        emit(event)
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let thread = Thread { [self] in
+                    acceptConnections()
+                    done.resume()
+                }
+                thread.name = "heed serve accept"
+                thread.start()
+            }
+        } onGracefulShutdown: { [self] in
+            stop()
+        }
+    }
+
+    /// Stops accepting and ends the accept loop; ``run()`` then returns.
+    public func stop() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    private func acceptConnections() {
+        while true {
+            let ready = UnixSocket.waitReadable([socket.descriptor, wake.read])
+            if ready[1] { break }
+            guard ready[0] else { continue }
+            let descriptor: Int32
+            do {
+                descriptor = try UnixSocket.accept(socket.descriptor)
+            } catch {
+                logger.warning("heed serve: \(error)")
+                continue
+            }
+            let connection = state.withLock { state in
+                defer { state.nextConnection += 1 }
+                let connection = Connection(descriptor: descriptor, number: state.nextConnection, service: self)
+                state.connections[connection.number] = connection
+                return connection
+            }
+            connection.start()
+        }
+        let connections = state.withLock { state in
+            state.stopping = true
+            return Array(state.connections.values)
+        }
+        UnixSocket.close(socket.descriptor)
+        socket.remove()
+        for connection in connections { connection.close() }
+        var event = ServiceEvent("stopped")
+        event.socket = socket.path
+        emit(event)
+    }
+
+    // MARK: For connections
+
+    /// Whether the service is stopping: new tasks are refused with `unavailable`.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Takes a place for a task, or `false` when all are taken.
+    func reserveTask() -> Bool {
+        state.withLock { state in
+            guard state.runningTasks < configuration.maximumTasks else { return false }
+            state.runningTasks += 1
+            return true
+        }
+    }
+
+    /// Gives a task's place back.
+    func releaseTask() {
+        state.withLock { $0.runningTasks -= 1 }
+    }
+
+    /// Forgets a connection that ended.
+    func remove(_ connection: Connection) {
+        state.withLock { _ = $0.connections.removeValue(forKey: connection.number) }
+    }
+}

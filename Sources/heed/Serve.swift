@@ -1,0 +1,194 @@
+import ArgumentParser
+import Foundation
+import HeedClient
+import HeedCore
+import HeedIntents
+import HeedRuntime
+import HeedService
+import HeedSpeech
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `heed serve`: speech recognition for other programs, on a Unix socket.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Recognize speech for other programs: a per-user service on a Unix socket.",
+        discussion: """
+            Programs on this desktop (a note-taking app, an editor plugin, a script) connect to \
+            the socket and ask Heed to recognize a WAV file or audio they stream, with the shipped \
+            intents (the final result then names the intent), one of Heed's grammars, or their own \
+            phrase list. The wire protocol (JSON lines, version 1), the Swift library HeedClient \
+            and a Python client are in docs/CLIENTS.md.
+
+            Each client is identified by the kernel, never by what it says: the socket's peer \
+            credentials give its process, /proc/PID/exe its executable, and a client manifest \
+            (client.json, in --clients folders) naming that executable gives its app id and its \
+            speechRecognitionUsageDescription. Unknown programs, manifests without a usage \
+            description, and clients the user has not authorized are refused with a status \
+            (unknownClient, noUsageDescription, notDetermined, denied, restricted). A client's \
+            question is asked once, on the service's terminal when it has one (the client's \
+            requestAuthorization waits for the answer; one question at a time); without a terminal, \
+            or with --no-ask, a notDetermined client is refused with the command that decides: \
+            heed auth speech-recognition grant APP-ID.
+
+            The socket's folder is made private (0700) and the socket 0600. A socket file left by \
+            a crashed service is removed; when another service answers on the socket, heed serve \
+            refuses to start (exit status 1). SIGINT and SIGTERM stop cleanly and remove the socket. \
+            SIGHUP reloads the intents and the registered vocabulary (running tasks keep theirs).
+
+            Not built yet: Heed's own microphone (requests for it get the status unavailable; \
+            --no-microphone says so explicitly), asking the user by notification or by voice, \
+            Wyoming, and dispatching intents to plugins.
+
+            Examples:
+              heed serve --no-microphone
+              heed serve --no-microphone --json --socket /tmp/heed-test.sock
+              heed auth speech-recognition grant org.heed.example-client
+              heed-client-example transcribe examples/audio/set_a_timer_for_5_minutes.wav
+            A systemd user unit is in contrib/systemd/heed-serve.service.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The socket (default: $XDG_RUNTIME_DIR/heed/heed.sock).", valueName: "path"))
+    var socket: String?
+
+    @Flag(help: "Print one JSON event per line: listening, connected, refused, task states, final, disconnected, stopped (never what was said).")
+    var json = false
+
+    @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only; Heed's microphone is not opened (not built yet either way).")
+    var noMicrophone = false
+
+    @Flag(name: .customLong("no-ask"), help: "Never ask on the terminal about a notDetermined client; refuse it, naming the command that decides.")
+    var noAsk = false
+
+    @Option(name: .customLong("max-tasks"), help: ArgumentHelp("Recognition tasks at once, over all clients; more get the status busy.", valueName: "n"))
+    var maximumTasks = 4
+
+    @OptionGroup var clients: ClientFolderOptions
+    @OptionGroup var state: StateOptions
+    @OptionGroup var recognizer: RecognizerOptions
+    @OptionGroup var intents: IntentOptions
+    @OptionGroup var vocabulary: VocabularyOptions
+
+    func validate() throws {
+        guard (1...64).contains(maximumTasks) else { throw ValidationError("--max-tasks must be between 1 and 64, not \(maximumTasks)") }
+        if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
+    }
+
+    func run() async throws {
+        let printer = ServeEventPrinter(json: json)
+        if !noMicrophone {
+            printError("heed: note: Heed's microphone is not built into heed serve yet; serving files and streamed audio (--no-microphone)")
+        }
+        let path = socket ?? HeedProtocol.defaultSocketPath()
+        // Another service on the socket, or a path that is no socket, ends the command at once (exit status 1).
+        let listening = try ListeningSocket.open(at: path) {
+            var event = ServiceEvent("staleSocketRemoved")
+            event.socket = path
+            printer.print(event)
+        }
+        do {
+            try await serve(on: listening, printer: printer)
+        } catch {
+            listening.close()
+            throw error
+        }
+    }
+
+    /// Loads the intents and the registered vocabulary and compiles the grammar: at the start,
+    /// and again on SIGHUP.
+    func recognitionSetup() throws -> Recognizers.Setup {
+        let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+        let registered = try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
+        return Recognizers.Setup(
+            intentsGrammar: try catalog.recognitionGrammar(
+                vocabulary: registered.terms, dictionaryPath: recognizer.dictionary,
+                additionalPronunciations: registered.additionalPronunciations),
+            parser: catalog.parser(vocabulary: registered.terms),
+            intentsConfiguration: recognizer.decoderConfiguration(forIntents: true, vocabulary: registered, lenient: true),
+            grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
+            grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
+            // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
+            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings)
+    }
+
+    private func serve(on listening: ListeningSocket, printer: ServeEventPrinter) async throws {
+        let configuration = try state.configurationWithState()
+        bootstrapLogging(verbose: recognizer.verbose)
+        let setup = try recognitionSetup()
+        let logger = Logger(label: "heed")
+        // Questions go to the service's terminal, when it has one.
+        let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
+            noAsk || isatty(STDIN_FILENO) == 0 ? nil : { @Sendable prompt in askOnTerminal(prompt.question) }
+        let recognizers = Recognizers(setup: setup, logger: logger)
+        let service = try SpeechService(
+            socket: listening,
+            configuration: SpeechService.Configuration(version: Heed.configuration.version, maximumTasks: maximumTasks),
+            permission: ClientPermission(
+                store: configuration.authorizationStore, clientFolders: clients.searchFolders,
+                ask: ask),
+            recognizers: recognizers,
+            logger: logger,
+            emit: { printer.print($0) })
+        // Trapped before the service starts: a SIGHUP that comes early reloads, it does not end the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let command = self
+        let reload = ReloadService(signals: hangups, recognizers: recognizers, printer: printer) { try command.recognitionSetup() }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reload)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+    }
+}
+
+/// Reloads the intents and the registered vocabulary on SIGHUP; running tasks keep the grammar
+/// they started with.
+struct ReloadService: Service {
+    let signals: UnixSignalsSequence
+    let recognizers: Recognizers
+    let printer: ServeEventPrinter
+    let load: @Sendable () throws -> Recognizers.Setup
+
+    func run() async throws {
+        for await _ in signals.cancelOnGracefulShutdown() {
+            do {
+                recognizers.replace(try load())
+                printer.print(ServiceEvent("reloaded"))
+            } catch {
+                var event = ServiceEvent("reloadFailed")
+                event.message = "\(error); the service goes on with what it had"
+                printer.print(event)
+            }
+        }
+    }
+}
+
+/// Prints the service's events: JSON lines, or short lines for people.
+struct ServeEventPrinter: Sendable {
+    let json: Bool
+
+    func print(_ event: ServiceEvent) {
+        defer { fflush(nil) }
+        if json {
+            if let line = try? jsonLine(event) { Swift.print(line) }
+            return
+        }
+        let who = "connection \(event.connection.map(String.init) ?? "?")" + (event.appId.map { " (\($0))" } ?? "")
+        switch event.event {
+        case "listening": Swift.print("listening on \(event.socket ?? "?") (protocol \(HeedProtocol.version)); Ctrl-C stops")
+        case "staleSocketRemoved": Swift.print("removed a stale socket left by a service that is gone: \(event.socket ?? "?")")
+        case "connected":
+            Swift.print("\(who): pid \(event.pid.map(String.init) ?? "?"), \(event.executable ?? "unknown executable")")
+        case "refused": Swift.print("\(who): refused, \(event.status ?? "?"): \(event.message ?? "")")
+        case "final": Swift.print("\(who), task \(event.task ?? "?"): final result sent")
+        case "disconnected": Swift.print("\(who): disconnected")
+        case "stopped": Swift.print("stopped; removed \(event.socket ?? "the socket")")
+        case "reloaded": Swift.print("reloaded the intents and the registered vocabulary")
+        case "reloadFailed": Swift.print("reload failed: \(event.message ?? "")")
+        default: break
+        }
+    }
+}
