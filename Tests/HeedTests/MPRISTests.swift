@@ -298,7 +298,7 @@ struct MPRISTests {
         let first = try bus.startPlayer([SessionBusFixture.songs[0]])
         try bus.startPlayer([SessionBusFixture.songs[1]])
         let store = try DispatchTests.store(authorized: ["org.heed.mpris"])
-        let plugins = try PluginCatalog.discover(in: [Fixtures.packageRoot.appendingPathComponent("plugins")]).manifests
+        let plugins = PluginCatalog.discover(in: [Fixtures.packageRoot.appendingPathComponent("plugins")]).manifests
         var mpris = try #require(plugins.first { $0.appID == "org.heed.mpris" })
         mpris.arguments = ["--bus", bus.address]
         let catalog = try IntentCatalog.load(
