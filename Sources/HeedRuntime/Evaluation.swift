@@ -134,6 +134,12 @@ public struct Evaluation: Sendable {
             self.snr = snr
             self.name = name
         }
+
+        /// `audio` with the noise mixed in, from an offset seeded by the recording's path as the
+        /// manifest writes it: the same recording gets the same noise in every command.
+        public func apply(to audio: AudioBuffer, recording path: String) -> AudioBuffer {
+            mixer.mix(audio, snr: snr, seed: path.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
+        }
     }
 
     private let manifest: Manifest
@@ -315,7 +321,7 @@ public struct Evaluation: Sendable {
         do {
             audio = try AudioFile.read(entry.audioPath)
             recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
-            if let noise { audio = noise.mixer.mix(audio, snr: noise.snr, seed: Self.seed(entry.relativePath)) }
+            if let noise { audio = noise.apply(to: audio, recording: entry.relativePath) }
             snr = SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate)
             if denoising.mode.applies(toSNR: snr) { audio = NoiseSuppressor.denoise(audio, settings: denoising.settings) }
             if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
@@ -401,10 +407,6 @@ public struct Evaluation: Sendable {
     }
 
     /// A seed per recording, stable across runs and machines (FNV-1a of its path).
-    private static func seed(_ path: String) -> UInt64 {
-        path.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
-
     /// Parameter values as the corpus labels write them: text as text, numbers as numerals.
     static func labelStrings(_ parameters: [String: ParameterValue]) -> [String: String] {
         parameters.mapValues { value in

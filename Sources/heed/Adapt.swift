@@ -85,6 +85,12 @@ struct Adapt: ParsableCommand {
     @Option(name: .customLong("playback-device"), help: ArgumentHelp("The ALSA device --speak plays on.", valueName: "name"))
     var playbackDevice = "default"
 
+    @Option(help: ArgumentHelp("A noise recording (WAV) to mix into every recording, as heed eval --noise does (to measure adaptation in noise).", valueName: "file.wav"))
+    var noise: String?
+
+    @Option(help: ArgumentHelp("The signal-to-noise ratio of --noise, in dB.", valueName: "dB"))
+    var snr: Double?
+
     @Flag(help: "Say which adaptation is in use, and what it was made from.")
     var status = false
 
@@ -98,6 +104,7 @@ struct Adapt: ParsableCommand {
         let modes = [manifest != nil, record, status, reset].filter { $0 }.count
         if modes != 1 { throw ValidationError("give a manifest, --record, --status or --reset (one of them)") }
         if !record && (input != nil || speak || showPrompts) { throw ValidationError("--input, --speak and --show-prompts go with --record") }
+        if (noise == nil) != (snr == nil) { throw ValidationError("--noise and --snr go together") }
         if !(1...200).contains(prompts) { throw ValidationError("--prompts must be between 1 and 200, not \(prompts)") }
     }
 
@@ -122,7 +129,10 @@ struct Adapt: ParsableCommand {
             return
         }
         let manifestPath = record ? try recordPrompts(into: store.folder.appendingPathComponent("recordings")) : manifest!
-        let recordings = try Self.recordings(in: manifestPath)
+        let noisy = try noise.map { path in
+            Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
+        }
+        let recordings = try Self.recordings(in: manifestPath, noise: noisy)
         let adaptation = SpeakerAdaptation(
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
         let adapted = try adaptation.run(recordings, source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store) { step in
@@ -203,15 +213,16 @@ struct Adapt: ParsableCommand {
     }
 
     /// The manifest's recordings with their words; a row without a transcript is an error at its line.
-    static func recordings(in path: String) throws -> [AdaptationRecording] {
+    static func recordings(in path: String, noise: Evaluation.NoiseCondition? = nil) throws -> [AdaptationRecording] {
         let manifest = try Manifest(path: path)
         return try manifest.entries.map { entry in
             guard let transcript = entry.transcript else {
                 throw ManifestError(path: path, line: entry.line, reason: "no transcript: adaptation needs the words of every recording")
             }
+            let audio = try AudioFile.read(entry.audioPath)
             return AdaptationRecording(
-                audio: try AudioFile.read(entry.audioPath), words: transcript.split(separator: " ").map(String.init),
-                source: "\(path):\(entry.line)")
+                audio: noise.map { $0.apply(to: audio, recording: entry.relativePath) } ?? audio,
+                words: transcript.split(separator: " ").map(String.init), source: "\(path):\(entry.line)")
         }
     }
 }

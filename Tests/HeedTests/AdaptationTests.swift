@@ -165,6 +165,9 @@ struct AdaptationTests {
         let run = try heed(["adapt"])
         #expect(run.status == 2)
         #expect(run.error.contains("give a manifest, --record, --status or --reset"))
+        let half = try heed(["adapt", "some.tsv", "--noise", "kitchen.wav"])
+        #expect(half.status == 2)
+        #expect(half.error.contains("--noise and --snr go together"))
     }
 }
 
