@@ -149,19 +149,21 @@ public actor PluginHost {
     /// terminates it (`SIGTERM`) and, if it still runs, kills it (`SIGKILL`). Later operations
     /// fail with ``PluginFailure/Kind/shutDown``; ``notifications`` finishes.
     public func shutdown() async {
-        await withTurn {
-            isShutDown = true
-            if let connection, !connection.isClosed {
-                connection.post(PluginRequest(id: nextRequestID, .shutdown))
-                nextRequestID += 1
-                connection.closeInput()
-                if await !connection.waitForExit(timeLimit: limits.shutdownGracePeriod) {
-                    logger.info("plugin did not exit after shutdown; terminating", metadata: metadata)
-                    connection.signal(SIGTERM)
-                    if await !connection.waitForExit(timeLimit: .milliseconds(200)) { connection.signal(SIGKILL) }
-                }
-                connection.close(.shutDown, detail: "was shut down")
+        // Not in turn: an operation in flight (a hung plugin) must not hold the shutdown up to its
+        // time limit. Closing the connection ends that operation as `shutDown`.
+        isShutDown = true
+        if let connection, !connection.isClosed {
+            connection.post(PluginRequest(id: nextRequestID, .shutdown))
+            nextRequestID += 1
+            connection.closeInput()
+            if await !connection.waitForExit(timeLimit: limits.shutdownGracePeriod) {
+                logger.info("plugin did not exit after shutdown; terminating", metadata: metadata)
+                connection.signal(SIGTERM)
+                if await !connection.waitForExit(timeLimit: .milliseconds(200)) { connection.signal(SIGKILL) }
             }
+            connection.close(.shutDown, detail: "was shut down")
+        }
+        await withTurn {
             connection = nil
             notificationContinuation.finish()
             reportContinuation.finish()

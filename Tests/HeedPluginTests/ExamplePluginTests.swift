@@ -140,7 +140,8 @@ struct ExamplePluginTests {
         #expect(await slow.isRunning)
         await slow.shutdown()
         let kind = await hung.value.failure?.kind
-        #expect(kind == .shutDown || kind == .timedOut)
+        // Shutting down did not wait for the hung operation's time limit: it ended it.
+        #expect(kind == .shutDown)
         await fast.shutdown()
     }
 }
