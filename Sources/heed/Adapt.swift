@@ -85,11 +85,8 @@ struct Adapt: ParsableCommand {
     @Option(name: .customLong("playback-device"), help: ArgumentHelp("The ALSA device --speak plays on.", valueName: "name"))
     var playbackDevice = "default"
 
-    @Option(help: ArgumentHelp("A noise recording (WAV) to mix into every recording, as heed eval --noise does (to measure adaptation in noise).", valueName: "file.wav"))
-    var noise: String?
-
-    @Option(help: ArgumentHelp("The signal-to-noise ratio of --noise, in dB.", valueName: "dB"))
-    var snr: Double?
+    /// Noise mixed into the recordings first, as heed eval does: for measuring adaptation in noise.
+    @OptionGroup var noise: NoiseOptions
 
     @Flag(help: "Say which adaptation is in use, and what it was made from.")
     var status = false
@@ -104,7 +101,6 @@ struct Adapt: ParsableCommand {
         let modes = [manifest != nil, record, status, reset].filter { $0 }.count
         if modes != 1 { throw ValidationError("give a manifest, --record, --status or --reset (one of them)") }
         if !record && (input != nil || speak || showPrompts) { throw ValidationError("--input, --speak and --show-prompts go with --record") }
-        if (noise == nil) != (snr == nil) { throw ValidationError("--noise and --snr go together") }
         if !(1...200).contains(prompts) { throw ValidationError("--prompts must be between 1 and 200, not \(prompts)") }
     }
 
@@ -129,10 +125,7 @@ struct Adapt: ParsableCommand {
             return
         }
         let manifestPath = record ? try recordPrompts(into: store.folder.appendingPathComponent("recordings")) : manifest!
-        let noisy = try noise.map { path in
-            Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
-        }
-        let recordings = try Self.recordings(in: manifestPath, noise: noisy)
+        let recordings = try Self.recordings(in: manifestPath, noise: try noise.condition())
         let adaptation = SpeakerAdaptation(
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
         let adapted = try adaptation.run(recordings, source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store) { step in

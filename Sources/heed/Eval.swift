@@ -56,11 +56,7 @@ struct Eval: ParsableCommand {
     @OptionGroup var context: ContextOptions
     @OptionGroup var vocabulary: VocabularyOptions
 
-    @Option(help: ArgumentHelp("A noise recording (WAV) to mix into every recording.", valueName: "file.wav"))
-    var noise: String?
-
-    @Option(help: ArgumentHelp("The signal-to-noise ratio for --noise, in dB.", valueName: "db"))
-    var snr: Double?
+    @OptionGroup var noise: NoiseOptions
 
     @Flag(help: "Every row is speech to reject (a negative), whatever its labels.")
     var negative = false
@@ -84,7 +80,6 @@ struct Eval: ParsableCommand {
 
 
     func validate() throws {
-        if (noise == nil) != (snr == nil) { throw ValidationError("--noise and --snr go together") }
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs)") }
     }
 
@@ -93,9 +88,7 @@ struct Eval: ParsableCommand {
         let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: registered)
-        let condition = try noise.map { path in
-            Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
-        }
+        let condition = try noise.condition()
         let showProgress = standardErrorIsTerminal
         let evaluation = Evaluation(
             manifest: manifest,

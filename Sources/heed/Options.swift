@@ -442,3 +442,24 @@ struct ClientFolderOptions: ParsableArguments {
         return catalog
     }
 }
+
+/// `--noise FILE --snr DB`: background noise mixed into every recording, the same way for
+/// `heed eval` and `heed adapt` (Picovoice's benchmark mixing, seeded by each recording's path).
+struct NoiseOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A noise recording (WAV) to mix into every recording.", valueName: "file.wav"))
+    var noise: String?
+
+    @Option(help: ArgumentHelp("The signal-to-noise ratio for --noise, in dB.", valueName: "db"))
+    var snr: Double?
+
+    func validate() throws {
+        if (noise == nil) != (snr == nil) { throw ValidationError("--noise and --snr go together") }
+    }
+
+    /// The noise to mix in, if any.
+    func condition() throws -> Evaluation.NoiseCondition? {
+        try noise.map { path in
+            Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(path)), snr: snr ?? 0, name: path)
+        }
+    }
+}
