@@ -301,6 +301,14 @@ final class PluginConnection: Sendable {
     ///   - kind: The failure pending and later requests report.
     ///   - detail: Completes a sentence about the plugin.
     func close(_ kind: PluginFailure.Kind, detail: String) {
+        endRequests(kind, detail: detail)
+        signal(SIGKILL)
+        closeInput()
+    }
+
+    /// Marks the connection closed for `kind` (unless it already is) and ends every request
+    /// waiting on it with that failure, leaving the process to end by itself.
+    func endRequests(_ kind: PluginFailure.Kind, detail: String) {
         let pending = state.withLock { state -> [CheckedContinuation<ConnectionEvent, Never>] in
             if state.closed == nil { state.closed = (kind, detail) }
             let pending = Array(state.pending.values)
@@ -308,8 +316,6 @@ final class PluginConnection: Sendable {
             return pending
         }
         for continuation in pending { continuation.resume(returning: .failure(kind, detail: detail)) }
-        signal(SIGKILL)
-        closeInput()
     }
 
     /// Sends a signal to the process if it has not ended yet.

@@ -156,6 +156,8 @@ public actor PluginHost {
             connection.post(PluginRequest(id: nextRequestID, .shutdown))
             nextRequestID += 1
             connection.closeInput()
+            // Before the plugin ends: its end must not be reported to them as a crash.
+            connection.endRequests(.shutDown, detail: "was shut down")
             if await !connection.waitForExit(timeLimit: limits.shutdownGracePeriod) {
                 logger.info("plugin did not exit after shutdown; terminating", metadata: metadata)
                 connection.signal(SIGTERM)
