@@ -574,13 +574,7 @@ public struct AuthorizationStore: Sendable {
         let prompt = AuthorizationPrompt(manifest: manifest, usageDescription: usage, kind: .authorization)
         guard let answer = try await ask(prompt) else { return .notDetermined }
         try Self.validate(appID)
-        let now = Date()
-        let decided = try file.update { state -> AuthorizationStatus in
-            if let earlier = state.apps[appID] { return earlier.value }
-            let status: AuthorizationStatus = answer ? .authorized : .denied
-            state.apps[appID] = .init(value: status, decided: now, key: "status")
-            return status
-        }
+        let decided = try recordFirstAnswer(answer, for: appID, in: \.apps)
         // The policy may have changed while the user was thinking.
         return try status(of: manifest) == .restricted ? .restricted : decided
     }
@@ -634,15 +628,23 @@ public struct AuthorizationStore: Sendable {
         guard current == .notDetermined else { return current }
         let prompt = AuthorizationPrompt(clientAppID: appID, displayName: displayName, usageDescription: usageDescription)
         guard let answer = try ask(prompt) else { return .notDetermined }
-        let now = Date()
-        let decided = try file.update { state -> AuthorizationStatus in
-            if let earlier = state.speechRecognition[appID] { return earlier.value }
-            let status: AuthorizationStatus = answer ? .authorized : .denied
-            state.speechRecognition[appID] = .init(value: status, decided: now, key: "status")
-            return status
-        }
+        let decided = try recordFirstAnswer(answer, for: appID, in: \.speechRecognition)
         // The policy may have changed while the user was thinking.
         return try speechRecognitionStatus(of: appID) == .restricted ? .restricted : decided
+    }
+
+    /// Records the user's answer for `appID` in `table` — unless an answer was recorded meanwhile
+    /// (another process asked too), which then stands — and returns the status in force.
+    private func recordFirstAnswer(
+        _ answer: Bool, for appID: String, in table: WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<AuthorizationStatus>]>
+    ) throws -> AuthorizationStatus {
+        let now = Date()
+        return try file.update { state -> AuthorizationStatus in
+            if let earlier = state[keyPath: table][appID] { return earlier.value }
+            let status: AuthorizationStatus = answer ? .authorized : .denied
+            state[keyPath: table][appID] = .init(value: status, decided: now, key: "status")
+            return status
+        }
     }
 
     // MARK: Speech permission
