@@ -72,10 +72,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What Heed keeps between runs: authorization, registered vocabulary, the configuration.
+        .target(
+            name: "HeedState",
+            dependencies: ["HeedCore", "HeedIntents", "HeedSpeech", "HeedPlugins"],
+            swiftSettings: swiftSettings
+        ),
+        // Decoding labelled corpora and reporting accuracy and rejection: only the CLI's eval uses it.
+        .target(
+            name: "HeedEvaluation",
+            dependencies: ["HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech"],
+            swiftSettings: swiftSettings
+        ),
+        // The pipeline: listener, conversation and dispatch, dialog grammars.
         .target(
             name: "HeedRuntime",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol",
+                "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -89,7 +102,7 @@ let package = Package(
         .target(
             name: "HeedService",
             dependencies: [
-                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
+                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -99,6 +112,7 @@ let package = Package(
             name: "heed",
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPluginProtocol", "HeedPlugins", "HeedRuntime",
+                "HeedState", "HeedEvaluation",
                 "HeedService", "heed-client-example",
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -126,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "HeedTests",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedClient", "HeedService",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState", "HeedEvaluation",
+                "HeedClient", "HeedService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -6,6 +6,7 @@ public import HeedSpeech
 public import Logging
 import Foundation
 import Synchronization
+public import HeedState
 
 /// One thing the listener noticed or did, as `heed listen --json` prints it (one object a line).
 public struct ListenerEvent: Sendable, Encodable {

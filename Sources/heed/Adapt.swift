@@ -6,6 +6,8 @@ import HeedIntents
 import HeedRuntime
 import HeedSpeech
 import Logging
+import HeedState
+import HeedEvaluation
 
 struct Adapt: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -207,7 +209,7 @@ struct Adapt: ParsableCommand {
 
     /// The manifest's recordings with their words; a row without a transcript is an error at its line.
     static func recordings(in path: String, noise: Evaluation.NoiseCondition? = nil) throws -> [AdaptationRecording] {
-        let manifest = try Manifest(path: path)
+        let manifest = try CorpusManifest(path: path)
         return try manifest.entries.map { entry in
             guard let transcript = entry.transcript else {
                 throw ManifestError(path: path, line: entry.line, reason: "no transcript: adaptation needs the words of every recording")

@@ -8,6 +8,8 @@ import HeedRuntime
 import HeedService
 import HeedSpeech
 import Logging
+import HeedState
+import HeedEvaluation
 
 /// The recognizer's grammar, model and settings, shared by the commands that decode audio.
 /// `--denoise`: the noise suppressor in front of the recognizer.

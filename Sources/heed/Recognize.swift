@@ -5,6 +5,7 @@ import HeedCore
 import HeedIntents
 import HeedRuntime
 import HeedSpeech
+import HeedState
 
 struct Recognize: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -9,6 +9,7 @@ import HeedSpeech
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import HeedState
 
 /// `heed serve`: speech recognition for other programs, on a Unix socket.
 struct Serve: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import HeedCore
 import HeedPlugins
 import HeedRuntime
 import HeedSpeech
+import HeedState
 
 /// `heed vocab`: register the names only an app knows (playlists, workouts, list items).
 struct Vocab: ParsableCommand {

@@ -8,6 +8,7 @@ import HeedSpeech
 import Logging
 import Synchronization
 import Testing
+import HeedState
 
 /// Samples in memory as an audio source: the in-process stand-in for a microphone. The real
 /// capture path (ALSA's file plugin) is tested through `heed listen` in ListenCommandTests.

@@ -6,6 +6,7 @@ import HeedPlugins
 import HeedRuntime
 import Logging
 import Testing
+import HeedState
 
 /// What probing Heed as an attacker and a clumsy user found (issue #19), each on real parts: real
 /// plugin processes, real files, the built `heed` executable.

@@ -4,6 +4,7 @@ import HeedRuntime
 import HeedService
 import Synchronization
 import Testing
+import HeedState
 
 /// `heed serve` as users run it: the real service process on a temporary socket, and real
 /// client processes (`heed-client-example`, identified by the kernel through their executable),

@@ -7,6 +7,7 @@ import HeedRuntime
 import HeedSpeech
 import Logging
 import Testing
+import HeedState
 
 /// Manifests like the built-in plugins', for stores in tests.
 private enum VocabularyFixtures {
