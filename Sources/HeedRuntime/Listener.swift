@@ -114,7 +114,8 @@ public actor Listener {
 
     private let configuration: Configuration
     private let source: any AudioSource
-    private let recognizer: PocketSphinxRecognizer
+    private let recognizer: any SpeechRecognizer
+    private let synthesizer: any SpeechSynthesizer
     private let speaker: (any AudioSink)?
     private let catalog: IntentCatalog
     /// The catalog without the contextual intents that are not active (``IntentCatalog/inContext(_:)``):
@@ -151,6 +152,7 @@ public actor Listener {
     /// - Parameters:
     ///   - source: the microphone or a file; the listener owns it from now on.
     ///   - recognizer: a recognizer whose active grammar is the command grammar.
+    ///   - synthesizer: speaks the responses.
     ///   - speaker: where spoken responses go; `nil` never speaks.
     ///   - catalog: the intents; the command grammar the recognizer has was compiled from them
     ///     without their contextual intents (`catalog.inContext([])`), and follows what is going on
@@ -164,7 +166,8 @@ public actor Listener {
     ///   - emit: receives every event.
     public init(
         source: sending any AudioSource,
-        recognizer: sending PocketSphinxRecognizer,
+        recognizer: sending any SpeechRecognizer,
+        synthesizer: any SpeechSynthesizer = EspeakSynthesizer(),
         speaker: sending (any AudioSink)?,
         catalog: IntentCatalog,
         vocabulary: VocabularySnapshot,
@@ -177,6 +180,7 @@ public actor Listener {
     ) {
         self.source = source
         self.recognizer = recognizer
+        self.synthesizer = synthesizer
         self.commandGrammar = recognizer.activeGrammar
         self.speaker = speaker
         self.catalog = catalog
@@ -575,9 +579,9 @@ public actor Listener {
             return
         }
         do {
-            let speech = try GraphemeToPhoneme.synthesize(text: text)
+            let speech = try synthesizer.synthesize(text)
             try speaker.play(speech.samples, sampleRate: speech.sampleRate)
-            let seconds = Double(speech.samples.count) / Double(speech.sampleRate)
+            let seconds = speech.duration
             try source.discard(seconds: seconds)
             recognizer.stopLiveDecoding()
             endpointer.reset()

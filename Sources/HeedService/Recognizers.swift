@@ -3,7 +3,7 @@ public import HeedAudio
 import HeedClient
 public import HeedIntents
 public import HeedSpeech
-import HeedCore
+public import HeedCore
 public import Logging
 import Synchronization
 

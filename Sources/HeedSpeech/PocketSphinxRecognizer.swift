@@ -2,34 +2,7 @@ public import HeedCore
 public import Logging
 import Foundation
 
-/// A grammar to recognize with: JSGF text, or a word graph built by Heed.
-public struct Grammar: Sendable, Hashable {
-    enum Source: Sendable, Hashable {
-        case jsgf(String)
-        case wordGraph(WordGraph)
-    }
-
-    /// A name for messages.
-    public var name: String
-    let source: Source
-
-    /// Creates a grammar from JSGF text; all public rules are accepted.
-    public init(name: String, jsgf: String) {
-        self.name = name
-        self.source = .jsgf(jsgf)
-    }
-
-    /// Creates a grammar from a word graph.
-    public init(name: String, wordGraph: WordGraph) {
-        self.name = name
-        self.source = .wordGraph(wordGraph)
-    }
-
-    /// The word graph, for a grammar made from one.
-    public var wordGraph: WordGraph? {
-        if case .wordGraph(let graph) = source { graph } else { nil }
-    }
-
+extension Grammar {
     /// Reads a grammar from a `.gram` file.
     ///
     /// - Throws: ``RecognizerError`` `.grammarInvalid` when the file cannot be read.
@@ -191,7 +164,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     ///   - activate: whether utterances are recognized with it from now on.
     /// - Throws: ``RecognizerError`` when it does not compile or a word has no pronunciation;
     ///   the grammars loaded before stay as they were.
-    public func loadGrammar(_ grammar: Grammar, activate: Bool = false) throws(RecognizerError) {
+    public func loadGrammar(_ grammar: Grammar, activate: Bool) throws(RecognizerError) {
         let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, log: log)
         do {
             try decoder.addSearch(compiled, name: Self.searchName(grammar.name))

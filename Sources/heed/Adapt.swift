@@ -171,7 +171,7 @@ struct Adapt: ParsableCommand {
             for attempt in 1...3 {
                 printError(attempt == 1 ? "(\(index + 1)/\(chosen.count)) \(prompt)" : "Once more, please: \(prompt)")
                 if let speaker {
-                    let speech = try GraphemeToPhoneme.synthesize(text: prompt)
+                    let speech = try EspeakSynthesizer().synthesize(prompt)
                     try speaker.play(speech.samples, sampleRate: speech.sampleRate)
                 }
                 guard let (recording, reading) = try recorder.read(prompt, source: "prompt \(index + 1)") else {
@@ -180,7 +180,7 @@ struct Adapt: ParsableCommand {
                 switch reading {
                 case .accepted:
                     let name = String(format: "%02d.wav", index + 1)
-                    try GraphemeToPhoneme.wavData(samples: recording.audio.samples, sampleRate: recording.audio.sampleRate)
+                    try recording.audio.wavData
                         .write(to: session.appendingPathComponent(name))
                     manifest += "\(name)\t\(prompt)\n"
                     continue prompts

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeedAudio
 import HeedCore
 import HeedPlugins
 import HeedRuntime
@@ -294,8 +295,8 @@ extension Vocab {
             }
             guard missing.isEmpty else { throw ExitCode.failure }
             guard play || wav != nil else { return }
-            let audio = try GraphemeToPhoneme.synthesize(words: pronunciations.map(\.phones))
-            let data = GraphemeToPhoneme.wavData(samples: audio.samples, sampleRate: audio.sampleRate)
+            let audio = try EspeakSynthesizer().synthesize(phones: pronunciations.map(\.phones))
+            let data = audio.wavData
             if let wav {
                 do {
                     try data.write(to: URL(fileURLWithPath: wav))

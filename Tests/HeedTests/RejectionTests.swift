@@ -173,7 +173,7 @@ struct LiveRejectionTests {
 
 @Suite("Operating points in the rejection report")
 struct OperatingPointReportTests {
-    @Test func theLenientPointIsCountedBesideTheOperatingPoint() {
+    @Test func theLenientPointIsCountedBesideTheOperatingPoint() throws {
         let outcomes = [
             RejectionReport.Outcome(role: .positive, right: true, heard: true, rejected: true, confidence: 0.5, seconds: 1),
             RejectionReport.Outcome(role: .positive, right: true, heard: true, rejected: false, confidence: 0.9, seconds: 1),
@@ -184,10 +184,10 @@ struct OperatingPointReportTests {
         let report = RejectionReport(outcomes: outcomes, threshold: 0.87, lenientThreshold: 0.2)
         #expect(report.operatingPoint.acceptedRight == 1)
         #expect(report.operatingPoint.acceptanceOfHeardRight == 0.5)
-        let lenient = try? #require(report.lenientPoint)
-        #expect(lenient?.acceptedRight == 2)
-        #expect(lenient?.acceptanceOfHeardRight == 1)
-        #expect(lenient?.falseAccepts == 1)
-        #expect(lenient?.falseAcceptsPerHour == 1)
+        let lenient = try #require(report.lenientPoint)
+        #expect(lenient.acceptedRight == 2)
+        #expect(lenient.acceptanceOfHeardRight == 1)
+        #expect(lenient.falseAccepts == 1)
+        #expect(lenient.falseAcceptsPerHour == 1)
     }
 }
