@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "heed-plugin-mpris", targets: ["heed-plugin-mpris"]),
         .executable(name: "heed-plugin-notes", targets: ["heed-plugin-notes"]),
         .library(name: "HeedClient", targets: ["HeedClient"]),
+        .library(name: "HeedTesting", targets: ["HeedTesting"]),
         .executable(name: "heed-client-example", targets: ["heed-client-example"]),
     ],
     dependencies: [
@@ -84,6 +85,8 @@ let package = Package(
             dependencies: ["HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech"],
             swiftSettings: swiftSettings
         ),
+        // Doubles for the logic above the engines: a scripted recognizer, audio in memory.
+        .target(name: "HeedTesting", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
         // The pipeline: listener, conversation and dispatch, dialog grammars.
         .target(
             name: "HeedRuntime",
@@ -141,7 +144,7 @@ let package = Package(
             name: "HeedTests",
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState", "HeedEvaluation",
-                "HeedClient", "HeedService",
+                "HeedClient", "HeedService", "HeedTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -208,4 +208,14 @@ public struct WordGraph: Sendable, Hashable {
         self.finals = finals
         self.arcs = arcs
     }
+
+    /// Whether the graph says exactly these words, start to a final state.
+    public func accepts(_ words: [String]) -> Bool {
+        var states: Set<Int> = [start]
+        for word in words {
+            states = Set(arcs.lazy.filter { states.contains($0.from) && $0.word == word }.map(\.to))
+            if states.isEmpty { return false }
+        }
+        return !states.isDisjoint(with: finals)
+    }
 }
