@@ -134,6 +134,10 @@ final class RecognitionRun: @unchecked Sendable {
             setState(.finishing)
             handoff?.store("processing")
             finalResult(samples, lease)
+        case .decoded(let result):
+            setState(.finishing)
+            handoff?.store("processing")
+            sendFinal(result, lease)
         case .cancel(let silently):
             silent = silent || silently
             setState(.canceling)
@@ -152,6 +156,8 @@ final class RecognitionRun: @unchecked Sendable {
 
     private enum Outcome {
         case finish([Int16])
+        /// Decoded live as the audio came (a hand-off).
+        case decoded(HeedCore.RecognitionResult)
         case cancel(silently: Bool)
         case failed(ServiceStatus, String)
     }
@@ -220,8 +226,10 @@ final class RecognitionRun: @unchecked Sendable {
         handoff.log("recording for \(handoff.appID) on \(handoff.device)", state: "recording")
         let seconds = Double(maxSamples) / Double(AudioBuffer.recognitionSampleRate)
         var endpointer = Endpointer(configuration: .dictation(maximumUtterance: seconds))
-        var partials = partialResults ? PartialResults(lease) : nil
-        defer { partials?.stop() }
+        // The speech is decoded as it comes, so that the text is ready as soon as the speaker
+        // stops (docs/DICTATION.md, "Hand-off latency"); partial results come from the same pass.
+        guard var live = PartialResults(lease) else { return .failed(.unavailable, "cannot load a decoder for the microphone") }
+        defer { live.stop() }
         var decodedForPartials = 0
         var heardSpeech = false
         let noSpeechTimeout = min(seconds, connection.service.configuration.noSpeechTimeout)
@@ -251,19 +259,23 @@ final class RecognitionRun: @unchecked Sendable {
                 case .speechStarted: heardSpeech = true
                 case .speechEnded(let utterance) where utterance.ending == .tooShort:
                     // A click or a cough: listen on.
-                    partials?.stop()
-                    partials = partialResults ? PartialResults(lease) : nil
+                    live.stop()
+                    live = PartialResults(live.recognizer)
                     decodedForPartials = 0
-                case .speechEnded(let utterance):
+                case .speechEnded:
                     speechEndedAt = .now
-                    return .finish(utterance.samples)
+                    do {
+                        return .decoded(try live.finish())
+                    } catch {
+                        return .failed(.unavailable, "decoding failed: \(error)")
+                    }
                 default: break
                 }
             }
-            if endpointer.inSpeech, partials != nil {
+            if endpointer.inSpeech {
                 let samples = endpointer.currentSamples
                 if samples.count > decodedForPartials {
-                    if let text = partials?.decode(Array(samples[decodedForPartials...])) { sendPartial(text) }
+                    if let text = live.decode(Array(samples[decodedForPartials...])), partialResults { sendPartial(text) }
                     decodedForPartials = samples.count
                 }
             }
@@ -293,9 +305,13 @@ final class RecognitionRun: @unchecked Sendable {
                 AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings)
             result = try lease.recognizer.recognize(audio)
         } catch {
-            send(.error(id, .unavailable, "decoding failed: \(error)"))
+            fail(.unavailable, "decoding failed: \(error)")
             return
         }
+        sendFinal(result, lease)
+    }
+
+    private func sendFinal(_ result: HeedCore.RecognitionResult, _ lease: Recognizers.Lease) {
         var message = ServiceMessage(id: id, type: .final)
         message.isFinal = true
         message.transcription = kind.isDictation ? DictationText.format(result.text) : result.text
@@ -342,6 +358,18 @@ struct PartialResults {
     init?(_ lease: Recognizers.Lease) {
         guard let recognizer = try? lease.liveRecognizer() else { return nil }
         self.recognizer = recognizer
+    }
+
+    /// Partial results of a new utterance on the same decoder.
+    init(_ recognizer: PocketSphinxRecognizer) {
+        self.recognizer = recognizer
+    }
+
+    /// Ends the live pass and returns its result (``PocketSphinxRecognizer/finishLiveDecoding()``).
+    mutating func finish() throws(RecognizerError) -> HeedCore.RecognitionResult {
+        guard started else { throw RecognizerError(.decodeFailed, "nothing was decoded") }
+        started = false
+        return try recognizer.finishLiveDecoding()
     }
 
     /// Decodes a chunk; returns a partial result when one is due.

@@ -426,17 +426,27 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
         let cpuStart = threadCPUSeconds()
-        guard Self.loudestFrameLevel(utterance) >= Self.speechLevelFloor else {
-            // Digital silence, or next to it: the dithered decoder would force a short word
-            // onto it with middling confidence. There is nothing to hear.
-            return RecognitionResult(
-                text: "", score: 0, acousticMargin: 0, confidence: 0, rejected: true, alternatives: [], words: [],
-                durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
-                decodeSeconds: threadCPUSeconds() - cpuStart
-            )
-        }
+        if let silence = silenceResult(cpuStart: cpuStart) { return silence }
         var lastWords: String?
         let best = try decode(search: activeSearch, lastWords: &lastWords)
+        return try result(best: best, lastWords: lastWords, cpuStart: cpuStart)
+    }
+
+    /// The result of an utterance with no frame loud enough to hold speech, or `nil`.
+    private func silenceResult(cpuStart: Double) -> RecognitionResult? {
+        guard Self.loudestFrameLevel(utterance) < Self.speechLevelFloor else { return nil }
+        // Digital silence, or next to it: the dithered decoder would force a short word
+        // onto it with middling confidence. There is nothing to hear.
+        return RecognitionResult(
+            text: "", score: 0, acousticMargin: 0, confidence: 0, rejected: true, alternatives: [], words: [],
+            durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
+            decodeSeconds: threadCPUSeconds() - cpuStart
+        )
+    }
+
+    /// The result from the active search's segments (decoded just now, batch or live): the
+    /// alternatives, the alignment and phone loop that confidence is measured on.
+    private func result(best: [RawSegment], lastWords: String?, cpuStart: Double) throws(RecognizerError) -> RecognitionResult {
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
         var words = best.filter { !Self.isFiller($0.word) }
@@ -490,16 +500,22 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     public func startLiveDecoding() throws(RecognizerError) {
         if liveUtterance { stopLiveDecoding() }
         try decoder.selectSearch(activeSearch)
+        decoder.startStream()
         try decoder.startUtterance()
+        utterance.removeAll(keepingCapacity: true)
+        utteranceCPUSeconds = 0
         liveUtterance = true
     }
 
     /// Feeds the next chunk of the live utterance.
     public func decodeLive(_ chunk: [Int16]) throws(RecognizerError) {
         guard liveUtterance else { return }
+        let cpuStart = threadCPUSeconds()
+        utterance.append(contentsOf: chunk)
         try chunk.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
             try decoder.process(samples, wholeUtterance: false)
         }
+        utteranceCPUSeconds += threadCPUSeconds() - cpuStart
     }
 
     /// The live utterance's best path so far (the partial hypothesis), possibly empty.
@@ -507,6 +523,23 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard liveUtterance else { return "" }
         let words = (decoder.hypothesis()?.text ?? "").split(separator: " ").map(String.init)
         return words.filter { !Self.isFiller($0) }.map(Self.baseWord).joined(separator: " ")
+    }
+
+    /// Ends live decoding and returns its result: the words the live search found while the
+    /// audio came (running cepstral mean, not the batch one of ``recognize(_:)``), with
+    /// confidence measured on the utterance as for every result. Only the confidence passes
+    /// remain to do, so the result is ready soon after the last chunk (a hand-off's text).
+    /// - Throws: ``RecognizerError`` when no live utterance runs or the decoder fails.
+    public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
+        guard liveUtterance else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }
+        let cpuStart = threadCPUSeconds()
+        let lastWords = decoder.hypothesis()?.text
+        liveUtterance = false
+        try decoder.endUtterance()
+        if let silence = silenceResult(cpuStart: cpuStart) { return silence }
+        var result = try self.result(best: decoder.segments(), lastWords: lastWords, cpuStart: cpuStart)
+        result.decodeSeconds += utteranceCPUSeconds
+        return result
     }
 
     /// Ends live decoding, discarding its result.
