@@ -38,11 +38,17 @@ final class Handoff: Sendable {
 
     /// Whether a client (already authorized for speech recognition) may have a hand-off now;
     /// if so the microphone is reserved for it.
-    /// - Returns: The hand-off, or why not: `noUsageDescription` (no `microphoneUsageDescription`),
-    ///   `unavailable` (a service without a microphone), `busy` (a hand-off runs).
+    /// - Returns: The hand-off, or why not: `unavailable` (a service without a microphone),
+    ///   `noUsageDescription` (no `microphoneUsageDescription`), `busy` (a hand-off runs).
     static func check(_ identity: ClientIdentity, service: SpeechService) -> Result<Handoff, Refusal> {
         guard let manifest = identity.manifest else {
             return .failure(Refusal(status: .unknownClient, message: "\(identity.name) is not a known client"))
+        }
+        guard let device = service.configuration.microphoneDevice else {
+            return .failure(
+                Refusal(
+                    status: .unavailable,
+                    message: "this service has no microphone (it was started with --no-microphone): send a file or stream your own audio"))
         }
         guard manifest.microphoneUsageDescription != nil else {
             return .failure(
@@ -51,12 +57,6 @@ final class Handoff: Sendable {
                     message: "\(identity.name) cannot use Heed's microphone: its manifest \(manifest.file.path) has no "
                         + "'microphoneUsageDescription'. Add a sentence that tells the user why it listens, "
                         + "e.g. \"microphoneUsageDescription\": \"Lets you dictate messages.\""))
-        }
-        guard let device = service.configuration.microphoneDevice else {
-            return .failure(
-                Refusal(
-                    status: .unavailable,
-                    message: "this service has no microphone (it was started with --no-microphone): send a file or stream your own audio"))
         }
         if let user = service.reserveMicrophone(for: manifest.appID) {
             return .failure(
