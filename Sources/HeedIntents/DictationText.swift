@@ -87,10 +87,10 @@ public enum DictationText {
             }
             if let amount = amount(&cursor) {
                 appendWord(amount)
-                continue
+            } else if let word = cursor.current {
+                appendWord(String(word))
+                cursor.index += 1
             }
-            appendWord(String(cursor.current!))
-            cursor.index += 1
         }
         return text
     }

@@ -266,7 +266,6 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         _ grammar: Grammar, decoder: SphinxDecoder, lexicon: inout Lexicon, configuration: Configuration, log: SphinxLogSink
     ) throws(RecognizerError) -> LoadedGrammar {
         let search = searchName(grammar.name)
-        let loaded: LoadedGrammar
         do {
             switch grammar.source {
             case .languageModel(let words):
@@ -275,13 +274,13 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
                 try lexicon.add(Set(words), to: decoder, source: grammar.name, guessMissing: true)
                 return LoadedGrammar(name: grammar.name, finiteState: nil)
             case .jsgf, .wordGraph:
-                loaded = LoadedGrammar(name: grammar.name, finiteState: try finiteState(grammar, decoder: decoder, lexicon: &lexicon, log: log))
+                let compiled = try finiteState(grammar, decoder: decoder, lexicon: &lexicon, log: log)
+                try decoder.addSearch(compiled, name: search)
+                return LoadedGrammar(name: grammar.name, finiteState: compiled)
             }
-            try decoder.addSearch(loaded.finiteState!, name: search)
         } catch {
             throw Self.withLog(error, log.takeRecentErrors())
         }
-        return loaded
     }
 
     /// Compiles a grammar into a finite-state grammar whose every word the decoder can say,
