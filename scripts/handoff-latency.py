@@ -14,8 +14,9 @@ clock:
   after the end  the service's own measure (its `handoff` event): from the endpointer's end
                  (1 s of quiet heard) to the result sent: decoding, confidence, delivery.
 
-It also reports the words the hand-off got right (its text comes from the live pass, decoded
-while the audio came). Nothing is mocked; the numbers include ALSA's period buffering.
+It also reports the hand-off's word errors (its text comes from the live pass, decoded while
+the audio came) and the service's peak RSS (VmHWM). Nothing is mocked; the numbers include
+ALSA's period buffering.
 """
 import json, os, random, select, struct, subprocess, sys, tempfile, time, wave
 
@@ -107,10 +108,12 @@ for name in open(os.path.join(data, "fileids")).read().split():
     results.append(((final[0] - speech_end) * 1000, service_ms, errors(reference(name), words), len(reference(name))))
     print(f"{name}: {results[-1][0]:.0f} ms after speech, {service_ms:.0f} ms after the end; \"{final[1]['transcription']}\"")
 
+with open(f"/proc/{service.pid}/status") as status:
+    peak = next(line.split()[1] for line in status if line.startswith("VmHWM"))
 service.terminate()
 service.wait()
 after_speech = sorted(r[0] for r in results)
 after_end = sorted(r[1] for r in results)
 print(f"hand-offs: {len(results)}; text after the end of speech: median {after_speech[len(after_speech) // 2]:.0f} ms, "
       f"max {after_speech[-1]:.0f} ms; after the endpointer's end: median {after_end[len(after_end) // 2]:.0f} ms, max {after_end[-1]:.0f} ms; "
-      f"word errors {sum(r[2] for r in results)}/{sum(r[3] for r in results)}")
+      f"word errors {sum(r[2] for r in results)}/{sum(r[3] for r in results)}; the service's peak RSS {int(peak) // 1024} MB")

@@ -1,4 +1,5 @@
 public import HeedSpeech
+public import HeedState
 import HeedIntents
 
 extension Grammar {

@@ -2,7 +2,7 @@ import Foundation
 import HeedAudio
 import HeedClient
 import HeedCore
-import HeedRuntime
+import HeedState
 
 /// A hand-off (reference 001): Heed's microphone records for a client that has none, and the
 /// result goes back over the socket and to shared storage

@@ -3,7 +3,8 @@ public import HeedAudio
 import HeedClient
 public import HeedIntents
 public import HeedSpeech
-public import HeedRuntime
+public import HeedState
+import HeedRuntime
 import HeedCore
 public import Logging
 import Synchronization

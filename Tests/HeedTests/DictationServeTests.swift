@@ -123,8 +123,19 @@ struct DictationServeTests {
     @Test func aHandoffRecordsFromHeedsMicrophoneAndLeavesTheResultInSharedStorage() throws {
         let microphone = try Microphone(hearing: try Self.spokenSentence())
         #expect(try microphone.setup.auth("grant").status == 0)
-        let service = try microphone.start()
+        // A notify-send on PATH that writes down what it was asked to show (this machine has no
+        // desktop session to show it).
+        let bin = microphone.setup.folder.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let notified = microphone.setup.folder.appendingPathComponent("notified.txt")
+        let notifySend = bin.appendingPathComponent("notify-send")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(notified.path)'\n".write(to: notifySend, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: notifySend.path)
+        var environment = microphone.environment
+        environment["PATH"] = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let service = try ServeTests.Service(microphone.setup, extra: ["--device", "default"], microphone: true, environment: environment)
         defer { _ = service.stop() }
+        try service.waitListening()
 
         let result = try microphone.client(["dictate", "--handoff"])
         #expect(result.status == 0, "\(result.error)")
@@ -142,6 +153,8 @@ struct DictationServeTests {
         // Heed signalled that it listens: the sound went to the playback device.
         let played = (try? FileManager.default.attributesOfItem(atPath: microphone.home.output.path)[.size] as? Int) ?? 0
         #expect(played > 0)
+        let notification = (try? String(contentsOf: notified, encoding: .utf8)) ?? ""
+        #expect(notification.contains("Heed is listening") && notification.contains("Example"), "\(notification)")
         #expect(service.events.contains("\"state\":\"recording\"") && service.events.contains("\"milliseconds\""))
         #expect(!service.events.contains("amiable"), "the log never holds what was said")
         #expect(service.stop() == 0)
