@@ -142,6 +142,22 @@ struct RecognizerOptions: ParsableArguments {
         return { try PocketSphinxRecognizer(grammar: recognitionGrammar, configuration: settings, logger: Logger(label: "heed")) }
     }
 
+    /// Loads a dictation recognizer: the language model, with the registered vocabulary's and
+    /// `contextualStrings`' words added (their pronunciations from the vocabulary when it has them).
+    func makeDictationRecognizer(vocabulary: VocabularySnapshot, contextualStrings: [String]) throws -> PocketSphinxRecognizer {
+        bootstrapLogging(verbose: verbose)
+        return try PocketSphinxRecognizer(
+            grammar: .dictation(vocabulary: vocabulary, contextualStrings: contextualStrings),
+            configuration: dictationConfiguration(vocabulary: vocabulary), logger: Logger(label: "heed"))
+    }
+
+    /// The decoder configuration of dictation: these options, and the registered vocabulary's pronunciations.
+    func dictationConfiguration(vocabulary: VocabularySnapshot) -> PocketSphinxRecognizer.Configuration {
+        var configuration = decoderConfiguration(forIntents: false, vocabulary: vocabulary, lenient: true)
+        configuration.additionalPronunciations = vocabulary.additionalPronunciations
+        return configuration
+    }
+
     /// The decoder configuration these options ask for: for an intents grammar (no n-best by
     /// default, the registered vocabulary's pronunciations) or for a grammar file.
     func decoderConfiguration(

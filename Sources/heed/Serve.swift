@@ -38,9 +38,14 @@ struct Serve: AsyncParsableCommand {
             refuses to start (exit status 1). SIGINT and SIGTERM stop cleanly and remove the socket. \
             SIGHUP reloads the intents and the registered vocabulary (running tasks keep theirs).
 
-            Not built yet: Heed's own microphone (requests for it get the status unavailable; \
-            --no-microphone says so explicitly), asking the user by notification or by voice, \
-            Wyoming, and dispatching intents to plugins.
+            Dictation: a request with the task hint dictation recognizes free speech with the \
+            language model, and source "microphone" is the hand-off for a client without a \
+            microphone: Heed signals that it listens, records from --device until the speaker \
+            stops, and sends the text back and to $XDG_RUNTIME_DIR/heed/dictation/APP-ID/result.json \
+            (docs/DICTATION.md). --no-microphone serves files and streamed audio only.
+
+            Not built yet: asking the user by notification or by voice, Wyoming, and dispatching \
+            intents to plugins.
 
             Examples:
               heed serve --no-microphone
@@ -57,8 +62,18 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Print one JSON event per line: listening, connected, refused, task states, final, disconnected, stopped (never what was said).")
     var json = false
 
-    @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only; Heed's microphone is not opened (not built yet either way).")
+    @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only: hand-offs (source microphone) get the status unavailable.")
     var noMicrophone = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The ALSA capture device of Heed's microphone, opened for each hand-off (arecord -L lists them).", valueName: "name"))
+    var device = "default"
+
+    @Option(
+        name: .customLong("signal-device"),
+        help: ArgumentHelp("The ALSA playback device of the hand-off's listening sound; \"none\" for no sound.", valueName: "name"))
+    var signalDevice = "default"
 
     @Flag(name: .customLong("no-ask"), help: "Never ask on the terminal about a notDetermined client; refuse it, naming the command that decides.")
     var noAsk = false
@@ -79,9 +94,6 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let printer = ServeEventPrinter(json: json)
-        if !noMicrophone {
-            printError("heed: note: Heed's microphone is not built into heed serve yet; serving files and streamed audio (--no-microphone)")
-        }
         let path = socket ?? HeedProtocol.defaultSocketPath()
         // Another service on the socket, or a path that is no socket, ends the command at once (exit status 1).
         let listening = try ListeningSocket.open(at: path) {
@@ -111,7 +123,8 @@ struct Serve: AsyncParsableCommand {
             grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
             grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
             // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
-            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings)
+            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings,
+            dictationConfiguration: recognizer.dictationConfiguration(vocabulary: registered), vocabulary: registered)
     }
 
     private func serve(on listening: ListeningSocket, printer: ServeEventPrinter) async throws {
@@ -125,7 +138,9 @@ struct Serve: AsyncParsableCommand {
         let recognizers = Recognizers(setup: setup, logger: logger)
         let service = try SpeechService(
             socket: listening,
-            configuration: SpeechService.Configuration(version: Heed.configuration.version, maximumTasks: maximumTasks),
+            configuration: SpeechService.Configuration(
+                version: Heed.configuration.version, maximumTasks: maximumTasks, microphoneDevice: noMicrophone ? nil : device,
+                signalDevice: signalDevice == "none" ? nil : signalDevice),
             permission: ClientPermission(
                 store: configuration.authorizationStore, clientFolders: clients.searchFolders,
                 ask: ask),
@@ -189,6 +204,7 @@ struct ServeEventPrinter: Sendable {
         case "stopped": Swift.print("stopped; removed \(event.socket ?? "the socket")")
         case "reloaded": Swift.print("reloaded the intents and the registered vocabulary")
         case "reloadFailed": Swift.print("reload failed: \(event.message ?? "")")
+        case "handoff": Swift.print("hand-off for \(event.appId ?? "?"): \(event.message ?? "")")
         default: break
         }
     }
