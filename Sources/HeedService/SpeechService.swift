@@ -21,6 +21,8 @@ public struct ServiceEvent: Sendable, Encodable {
     public var state: String?
     public var status: String?
     public var message: String?
+    /// How long something took (the Wyoming door's decoding of a transcript), in milliseconds.
+    public var milliseconds: Double?
 
     /// Creates an event.
     public init(_ event: String) { self.event = event }
@@ -37,7 +39,7 @@ public struct ServiceSocketError: Error, CustomStringConvertible, Sendable {
 /// unusable socket ends the command with a clear error.
 public struct ListeningSocket: Sendable {
     /// The listening descriptor.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// The socket file.
     public let path: String
     /// The file's inode: at the end the service removes the file only if it is still its own.
