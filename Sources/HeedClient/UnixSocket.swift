@@ -325,6 +325,17 @@ extension UnixSocket {
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Ends the sending direction only (`shutdown(SHUT_WR)`): the peer reads what was sent, then the end.
+    package static func shutdownWriting(_ descriptor: Int32) {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Makes ``receive(_:into:)`` fail (`EAGAIN`) when nothing comes for `seconds` (`SO_RCVTIMEO`).
+    package static func setReceiveTimeout(_ descriptor: Int32, seconds: Int) {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Whether a host name or address is the loopback interface (`127.0.0.0/8`, `::1`, `localhost`).
     package static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")

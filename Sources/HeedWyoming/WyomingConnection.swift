@@ -29,8 +29,9 @@ final class WyomingConnection: Sendable {
         service.emit(event("wyomingConnected"))
         let thread = Thread { [self] in
             let session = WyomingSession(connection: self)
-            let reason = session.run()
+            let (reason, framingLost) = session.run()
             session.end()
+            if framingLost { lingerAfterError() }
             service.remove(self)
             UnixSocket.close(descriptor)
             var ended = event("wyomingDisconnected")
@@ -39,6 +40,21 @@ final class WyomingConnection: Sendable {
         }
         thread.name = "heed serve wyoming \(number)"
         thread.start()
+    }
+
+    /// After the `error` that ends a connection whose events cannot be framed any more: the
+    /// sending side is ended and what the peer still sends is read and dropped for a moment, so
+    /// that closing does not reset the connection before the peer has read the error.
+    private func lingerAfterError() {
+        UnixSocket.shutdownWriting(descriptor)
+        UnixSocket.setReceiveTimeout(descriptor, seconds: 2)
+        var bucket = [UInt8](repeating: 0, count: 64 * 1024)
+        var left = 64 << 20
+        while left > 0 {
+            let count = bucket.withUnsafeMutableBytes { raw in (try? UnixSocket.receive(descriptor, into: raw)) ?? 0 }
+            if count <= 0 { break }
+            left -= count
+        }
     }
 
     /// Ends the connection: its reader sees the end.
@@ -91,8 +107,9 @@ final class WyomingSession {
 
     // MARK: The event loop
 
-    /// Reads and answers events until the peer leaves; returns why the connection ended.
-    func run() -> String {
+    /// Reads and answers events until the peer leaves; returns why the connection ended, and
+    /// whether it ended because the stream could not be framed.
+    func run() -> (reason: String, framingLost: Bool) {
         let reader = WyomingEventReader(descriptor: connection.descriptor, limits: configuration.limits)
         while true {
             switch reader.next() {
@@ -104,11 +121,11 @@ final class WyomingSession {
                 fail("malformed", "the '\(type)' event was ignored: \(reason)")
             case .malformed(let reason):
                 fail("malformed", reason + "; the connection is closed, as the events after it cannot be told apart")
-                return "malformed: \(reason)"
+                return ("malformed: \(reason)", true)
             case .truncated(let reason):
-                return reason
+                return (reason, false)
             case .end:
-                return "the peer closed the connection"
+                return ("the peer closed the connection", false)
             }
         }
     }
@@ -428,6 +445,8 @@ final class Transcription {
     private var samples: [Int16] = []
     /// The text sent in `transcript-chunk`s so far.
     private var sent = ""
+    /// The words of the last partial result.
+    private var previous: [Substring] = []
     private var closed = false
     /// Whether `transcript-start`/`-chunk`/`-stop` go out.
     let streaming: Bool
@@ -445,10 +464,15 @@ final class Transcription {
         guard !taken.isEmpty else { return nil }
         samples.append(contentsOf: taken)
         guard let hypothesis = partials?.decode(Array(taken)) else { return nil }
-        return delta(to: hypothesis)
+        // `transcript-chunk`s add to each other and cannot be taken back: only words two partial
+        // results in a row agree on go out (a fresh decoder's first hypotheses wander).
+        let words = hypothesis.split(separator: " ")
+        let agreed = zip(previous, words).prefix { $0 == $1 }.map { String($0.0) }
+        previous = words
+        return delta(to: agreed.joined(separator: " "))
     }
 
-    /// `transcript-chunk`s add to each other, so only a hypothesis that extends what was sent can go out.
+    /// The words still to send when `hypothesis` extends what was sent.
     private func delta(to hypothesis: String) -> String? {
         if sent.isEmpty {
             guard !hypothesis.isEmpty else { return nil }

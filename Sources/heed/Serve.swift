@@ -92,6 +92,13 @@ struct Serve: AsyncParsableCommand {
             valueName: "app-id"))
     var wyomingClients: [String] = []
 
+    @Option(
+        name: .customLong("wake-threshold"),
+        help: ArgumentHelp(
+            "The confidence (0–1) the wake phrase (the config's wakePhrase, else \"hey heed\") must reach for a Wyoming detection.",
+            valueName: "confidence"))
+    var wakeThreshold = WakePhraseSpotter.defaultThreshold
+
     @Flag(
         name: .customLong("no-wyoming-partial-results"),
         help: "Send Wyoming peers the final transcript only, without transcript-start/-chunk/-stop (saves the second decoder per stream).")
@@ -107,6 +114,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard (1...64).contains(maximumTasks) else { throw ValidationError("--max-tasks must be between 1 and 64, not \(maximumTasks)") }
         if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
+        guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         for uri in wyoming {
             do {
                 _ = try WyomingAddress(parsing: uri)
@@ -216,7 +224,7 @@ struct Serve: AsyncParsableCommand {
             let door = try WyomingService(
                 listeners: doors,
                 configuration: WyomingService.Configuration(
-                    version: Heed.configuration.version, wakePhrase: configuration.wakePhrase ?? "hey heed",
+                    version: Heed.configuration.version, wakePhrase: configuration.wakePhrase ?? "hey heed", wakeThreshold: wakeThreshold,
                     partialResults: !noWyomingPartialResults),
                 permission: permission, recognizers: recognizers, dispatcher: try makeDispatcher(configuration, logger: logger),
                 logger: logger, emit: { printer.print($0) })
