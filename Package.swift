@@ -111,12 +111,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Wyoming door of `heed serve`: Home Assistant and voice satellites (docs/WYOMING.md).
+        .target(
+            name: "HeedWyoming",
+            dependencies: [
+                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "heed",
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPluginProtocol", "HeedPlugins", "HeedRuntime",
                 "HeedState", "HeedEvaluation",
-                "HeedService", "heed-client-example",
+                "HeedService", "HeedWyoming", "heed-client-example",
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,7 +154,7 @@ let package = Package(
             name: "HeedTests",
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState", "HeedEvaluation",
-                "HeedClient", "HeedService", "HeedTesting",
+                "HeedClient", "HeedService", "HeedWyoming", "HeedTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

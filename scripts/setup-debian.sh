@@ -17,6 +17,8 @@ packages=(
   sox flite                                                                     # test and benchmark audio, a second synthetic voice
   libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus) for the MPRIS plugin
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
+  python3-venv                                                                  # the wyoming client library's venv (.ci/run)
+  avahi-utils                                                                   # heed serve --wyoming: the _wyoming._tcp announcement
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -1,21 +1,22 @@
 import Foundation
 
-/// Turns what a capture device delivers (any rate, interleaved channels) into mono audio at
-/// the rate asked for, chunk by chunk, keeping the resampler's state from one chunk to the next.
-struct CaptureConverter {
+/// Turns what a capture device or a network peer delivers (any rate, interleaved channels) into
+/// mono audio at the rate asked for, chunk by chunk, keeping the resampler's state from one chunk
+/// to the next.
+public struct CaptureConverter {
     /// Channels per frame of the input.
-    let channels: Int
+    public let channels: Int
     private var resampler: StreamingResampler?
 
     /// Creates a converter, or returns `nil` when the input is mono at the output rate already.
-    init?(inputRate: Int, channels: Int, outputRate: Int) {
+    public init?(inputRate: Int, channels: Int, outputRate: Int) {
         guard inputRate != outputRate || channels != 1 else { return nil }
         self.channels = channels
         self.resampler = inputRate == outputRate ? nil : StreamingResampler(inputRate: inputRate, outputRate: outputRate)
     }
 
     /// Converts interleaved frames; a partial frame at the end is ignored.
-    mutating func convert(_ interleaved: [Int16]) -> [Int16] {
+    public mutating func convert(_ interleaved: [Int16]) -> [Int16] {
         let mono = InterleavedPCM(samples: interleaved, channels: channels, sampleRate: 0).downmixed()
         return resampler?.process(mono) ?? mono
     }
@@ -114,5 +115,36 @@ struct StreamingResampler {
         let argument = Double.pi * cutoff * x
         let sinc = abs(argument) < 1e-9 ? 1 : sin(argument) / argument
         return cutoff * sinc * window
+    }
+}
+
+/// Little-endian PCM samples of 1 to 4 bytes, as network audio carries them, as 16-bit samples.
+public enum PCMSamples {
+    /// Converts bytes to 16-bit samples, keeping each sample's top 16 bits.
+    ///
+    /// Width 1 is unsigned 8-bit (as in WAV files), widths 2, 3 and 4 are signed. Bytes of an
+    /// incomplete last sample are ignored.
+    /// - Parameters:
+    ///   - bytes: The samples, channels interleaved.
+    ///   - width: Bytes per sample, 1 to 4.
+    /// - Returns: One 16-bit sample per input sample.
+    public static func int16(littleEndian bytes: [UInt8], width: Int) -> [Int16] {
+        precondition((1...4).contains(width), "sample width must be 1 to 4 bytes")
+        let count = bytes.count / width
+        var samples = [Int16](repeating: 0, count: count)
+        bytes.withUnsafeBufferPointer { input in
+            for index in 0..<count {
+                let base = index * width
+                switch width {
+                case 1: samples[index] = Int16(Int(input[base]) - 128) << 8
+                default:
+                    // The two most significant bytes, little-endian, are the last two of the sample.
+                    let low = UInt16(input[base + width - 2])
+                    let high = UInt16(input[base + width - 1])
+                    samples[index] = Int16(bitPattern: low | high << 8)
+                }
+            }
+        }
+        return samples
     }
 }

@@ -268,3 +268,76 @@ package final class LineReader {
         }
     }
 }
+
+// MARK: TCP, for the Wyoming door of `heed serve`
+
+extension UnixSocket {
+    /// Creates a listening TCP socket (`getaddrinfo`, `socket`, `bind`, `listen`) with `SO_REUSEADDR`.
+    /// - Parameters:
+    ///   - host: An IPv4 or IPv6 address, or a host name that resolves to one.
+    ///   - port: The port; 0 lets the kernel pick one.
+    ///   - backlog: Connections the kernel queues before ``accept(_:)`` takes them.
+    /// - Returns: The listening descriptor and the port it is bound to.
+    /// - Throws: ``SocketError`` naming `host:port` (`EADDRINUSE` when the port is taken).
+    package static func listen(host: String, port: Int, backlog: Int32 = 64) throws(SocketError) -> (descriptor: Int32, port: Int) {
+        let name = "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let found = getaddrinfo(host, String(port), &hints, &list)
+        guard found == 0, let first = list else {
+            throw SocketError("resolve (\(String(cString: gai_strerror(found))))", path: name, code: found == EAI_SYSTEM ? errno : EINVAL)
+        }
+        defer { freeaddrinfo(list) }
+        let descriptor = Glibc.socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketError("socket", path: name) }
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard Glibc.bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let code = errno
+            _ = Glibc.close(descriptor)
+            throw SocketError("bind", path: name, code: code)
+        }
+        guard Glibc.listen(descriptor, backlog) == 0 else {
+            let code = errno
+            _ = Glibc.close(descriptor)
+            throw SocketError("listen", path: name, code: code)
+        }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        var boundPort = port
+        if bound == 0 {
+            // sin_port and sin6_port sit at the same offset, in network byte order.
+            boundPort = withUnsafeBytes(of: &address) { raw in Int(UInt16(raw[2]) << 8 | UInt16(raw[3])) }
+        }
+        return (descriptor, boundPort)
+    }
+
+    /// Sends small messages at once (`TCP_NODELAY`): an event's reply should not wait for the
+    /// peer's acknowledgement of the previous one.
+    package static func setNoDelay(_ descriptor: Int32) {
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Ends the sending direction only (`shutdown(SHUT_WR)`): the peer reads what was sent, then the end.
+    package static func shutdownWriting(_ descriptor: Int32) {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Makes ``receive(_:into:)`` fail (`EAGAIN`) when nothing comes for `seconds` (`SO_RCVTIMEO`).
+    package static func setReceiveTimeout(_ descriptor: Int32, seconds: Int) {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Whether a host name or address is the loopback interface (`127.0.0.0/8`, `::1`, `localhost`).
+    package static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}

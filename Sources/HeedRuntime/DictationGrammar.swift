@@ -1,4 +1,4 @@
-public import HeedSpeech
+public import HeedCore
 public import HeedState
 import HeedIntents
 

@@ -407,28 +407,9 @@ public actor Listener {
         return false
     }
 
-    private static let wakeGrammar = "wake"
-    private static let wakePhraseGrammar = "wake:phrase"
-
-    /// The wake phrase followed, optionally, by any command: spotting it with the commands
-    /// around it keeps the phrase's words from being stretched over a command said in the
-    /// same breath.
+    /// Loads the wake phrase's grammars (``WakePhraseSpotter``) next to the command grammar.
     private func loadWakeGrammar(_ phrase: String, commands grammar: Grammar) throws {
-        guard let commands = grammar.wordGraph else {
-            throw RecognizerError(.grammarInvalid, "the command grammar is not a word graph; a wake phrase needs one")
-        }
-        let words = TextNormalizer.words(phrase)
-        // A made-up wake word ("mycroft") is pronounced as espeak-ng guesses it.
-        let unknown = try recognizer.wordsWithoutPronunciation(words)
-        var guesses: [String: [String]] = [:]
-        for word in unknown {
-            let phones = GraphemeToPhoneme.guess(word)
-            guard !phones.isEmpty else { throw RecognizerError(.wordsMissing, "the wake phrase word \"\(word)\" has no pronunciation") }
-            guesses[word] = [phones.joined(separator: " ")]
-        }
-        recognizer.addPronunciations(guesses)
-        try recognizer.loadGrammar(Grammar(name: Self.wakeGrammar, wordGraph: commands.prefixed(by: words)))
-        try recognizer.loadGrammar(Grammar(name: Self.wakePhraseGrammar, wordGraph: WordGraph(phrases: [words])))
+        try WakePhraseSpotter(phrase: phrase).load(into: recognizer, commands: grammar)
     }
 
     /// Waits for the wake phrase; then the rest of that utterance, or the next one within the
@@ -437,35 +418,25 @@ public actor Listener {
         guard case .wakePhrase(let phrase, let threshold) = configuration.activation,
             case .utterance(let utterance, _, let ended) = try nextUtterance(.wake, timeout: nil)
         else { return }
-        try recognizer.activateGrammar(named: Self.wakeGrammar)
-        let spotted = try recognizer.recognize(utterance.audio)
-        let words = TextNormalizer.words(phrase)
-        let wakeWords = spotted.words.prefix(words.count)
-        let matched = wakeWords.map(\.word) == words
-        var confidence = 0.0
-        if matched, let last = wakeWords.last {
-            // Verified on its own: the audio up to the phrase's end, recognized with a grammar
-            // of the phrase alone, gets the calibrated confidence of a whole utterance.
-            let end = min(utterance.samples.count, Int((last.end + 0.1) * Double(Endpointer.sampleRate)))
-            try recognizer.activateGrammar(named: Self.wakePhraseGrammar)
-            confidence = try recognizer.recognize(AudioBuffer(samples: Array(utterance.samples[..<end]), sampleRate: Endpointer.sampleRate)).confidence
-        }
-        try recognizer.activateGrammar(named: commandGrammar)
-        guard matched, let last = wakeWords.last, confidence >= threshold else {
+        let spotter = WakePhraseSpotter(phrase: phrase, threshold: threshold)
+        let spotting = try spotter.spot(utterance.audio, with: recognizer, thenActivate: commandGrammar)
+        let spotted = spotting.spotted
+        let words = spotter.words
+        guard spotting.woke, let phraseEnd = spotting.phraseEnd else {
             var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
             ignored.reason = "no wake phrase"
             ignored.text = spotted.text
-            ignored.confidence = confidence
+            ignored.confidence = spotting.confidence
             send(ignored)
             return
         }
-        var wake = ListenerEvent("wake", time: utterance.start + last.end)
+        var wake = ListenerEvent("wake", time: utterance.start + phraseEnd)
         wake.text = phrase
-        wake.confidence = confidence
+        wake.confidence = spotting.confidence
         send(wake)
         if spotted.words.count > words.count {
             // A command in the same breath: recognized on its own, from the end of the phrase.
-            let commandStart = min(utterance.samples.count, Int(last.end * Double(Endpointer.sampleRate)))
+            let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))
             let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
             let result = try recognizer.recognize(rest).judged(at: configuration.windowThreshold)
             sendFinal(result, of: utterance, ended: ended)

@@ -73,3 +73,89 @@ public struct WakePhraseJudgement: Sendable, Hashable {
         return states.contains { !(outgoing[$0] ?? []).isEmpty }
     }
 }
+
+/// Finds the wake phrase at the start of an utterance: `heed listen --activation wake` and the
+/// Wyoming door's `detect` both spot it this way.
+///
+/// The utterance is recognized with the command grammar prefixed by the phrase (the commands
+/// around it keep the phrase's words from being stretched over a command said in the same
+/// breath); when it starts with the phrase, the audio up to the phrase's end is recognized again
+/// with a grammar of the phrase alone, which gives the calibrated confidence of a whole utterance.
+public struct WakePhraseSpotter: Sendable {
+    /// The phrase's words.
+    public let words: [String]
+    /// The confidence (0–1) the phrase must reach.
+    public let threshold: Double
+
+    static let wakeGrammar = "wake"
+    static let phraseGrammar = "wake:phrase"
+
+    /// The threshold when none is given: lower hears the phrase more readily, and false wakes too.
+    public static let defaultThreshold = 0.5
+
+    /// A spotter for a phrase.
+    public init(phrase: String, threshold: Double = defaultThreshold) {
+        words = TextNormalizer.words(phrase)
+        self.threshold = threshold
+    }
+
+    /// What one utterance held.
+    public struct Spotting: Sendable {
+        /// The utterance recognized with the phrase-prefixed command grammar.
+        public var spotted: RecognitionResult
+        /// The phrase's confidence; 0 when the utterance does not start with it.
+        public var confidence: Double
+        /// Where the phrase ends in the utterance (seconds), when it starts with it.
+        public var phraseEnd: Double?
+        /// Whether the phrase was heard: it starts the utterance with at least the threshold.
+        public var woke: Bool
+    }
+
+    /// Loads the spotter's grammars into a recognizer, leaving its active grammar as it was.
+    /// Words of the phrase the dictionary lacks ("mycroft") are pronounced as espeak-ng guesses.
+    /// - Parameters:
+    ///   - recognizer: The recognizer that will spot.
+    ///   - commands: The command grammar; it must be a word graph.
+    /// - Throws: ``RecognizerError`` when the grammar is no word graph or a word has no pronunciation.
+    public func load(into recognizer: any SpeechRecognizer, commands: Grammar) throws(RecognizerError) {
+        guard let graph = commands.wordGraph else {
+            throw RecognizerError(.grammarInvalid, "the command grammar is not a word graph; a wake phrase needs one")
+        }
+        let unknown = try recognizer.wordsWithoutPronunciation(words)
+        var guesses: [String: [String]] = [:]
+        for word in unknown {
+            let phones = GraphemeToPhoneme.guess(word)
+            guard !phones.isEmpty else { throw RecognizerError(.wordsMissing, "the wake phrase word \"\(word)\" has no pronunciation") }
+            guesses[word] = [phones.joined(separator: " ")]
+        }
+        recognizer.addPronunciations(guesses)
+        try recognizer.loadGrammar(Grammar(name: Self.wakeGrammar, wordGraph: graph.prefixed(by: words)))
+        try recognizer.loadGrammar(Grammar(name: Self.phraseGrammar, wordGraph: WordGraph(phrases: [words])))
+    }
+
+    /// Spots the phrase at the start of an utterance (16 kHz), then activates `grammar` again.
+    /// - Parameters:
+    ///   - utterance: The utterance's audio.
+    ///   - recognizer: A recognizer the spotter's grammars were loaded into.
+    ///   - grammar: The grammar to leave active afterwards.
+    /// - Returns: What was spotted.
+    /// - Throws: ``RecognizerError`` when decoding fails.
+    public func spot(_ utterance: AudioBuffer, with recognizer: any SpeechRecognizer, thenActivate grammar: String) throws(RecognizerError)
+        -> Spotting
+    {
+        try recognizer.activateGrammar(named: Self.wakeGrammar)
+        let spotted = try recognizer.recognize(utterance)
+        let wakeWords = spotted.words.prefix(words.count)
+        var spotting = Spotting(spotted: spotted, confidence: 0, phraseEnd: nil, woke: false)
+        if wakeWords.map(\.word) == words, let last = wakeWords.last {
+            let end = min(utterance.samples.count, Int((last.end + 0.1) * Double(utterance.sampleRate)))
+            try recognizer.activateGrammar(named: Self.phraseGrammar)
+            spotting.confidence = try recognizer.recognize(AudioBuffer(samples: Array(utterance.samples[..<end]), sampleRate: utterance.sampleRate))
+                .confidence
+            spotting.phraseEnd = last.end
+            spotting.woke = spotting.confidence >= threshold
+        }
+        try recognizer.activateGrammar(named: grammar)
+        return spotting
+    }
+}

@@ -300,10 +300,7 @@ final class RecognitionRun: @unchecked Sendable {
     private func finalResult(_ samples: [Int16], _ lease: Recognizers.Lease) {
         let result: HeedCore.RecognitionResult
         do {
-            let setup = connection.service.recognizers.setup
-            let audio = setup.denoise.process(
-                AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings)
-            result = try lease.recognizer.recognize(audio)
+            result = try connection.service.recognizers.finalResult(samples, with: lease)
         } catch {
             fail(.unavailable, "decoding failed: \(error)")
             return
@@ -348,14 +345,14 @@ final class RecognitionRun: @unchecked Sendable {
 
 /// Partial results from the decoder's live search: a new one at most every 250 ms of audio,
 /// and only when the hypothesis changed.
-struct PartialResults {
+package struct PartialResults {
     let recognizer: PocketSphinxRecognizer
     private var pending = 0
     private var last = ""
     private var started = false
 
     /// Partial results from a task's decoder for them; `nil` when it cannot be loaded.
-    init?(_ lease: Recognizers.Lease) {
+    package init?(_ lease: Recognizers.Lease) {
         guard let recognizer = try? lease.liveRecognizer() else { return nil }
         self.recognizer = recognizer
     }
@@ -373,7 +370,7 @@ struct PartialResults {
     }
 
     /// Decodes a chunk; returns a partial result when one is due.
-    mutating func decode(_ chunk: [Int16]) -> String? {
+    package mutating func decode(_ chunk: [Int16]) -> String? {
         if !started {
             started = (try? recognizer.startLiveDecoding()) != nil
             guard started else { return nil }
@@ -389,7 +386,7 @@ struct PartialResults {
     }
 
     /// Ends live decoding.
-    func stop() {
+    package func stop() {
         if started { recognizer.stopLiveDecoding() }
     }
 }

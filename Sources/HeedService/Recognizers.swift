@@ -1,6 +1,6 @@
 public import Foundation
 public import HeedAudio
-import HeedClient
+package import HeedClient
 public import HeedIntents
 public import HeedSpeech
 public import HeedCore
@@ -61,13 +61,13 @@ public final class Recognizers: Sendable {
     /// whole-utterance result of the next decode (on a fresh decoder, a live pass over a file
     /// made the final decode find nothing). With its own decoder for partials, the final result
     /// is the one `heed recognize` gives, with or without partial results.
-    final class Lease: @unchecked Sendable {
+    package final class Lease: @unchecked Sendable {
         // Used by one task's thread at a time: handed over through the pool's lock.
-        let recognizer: PocketSphinxRecognizer
+        package let recognizer: PocketSphinxRecognizer
         let key: String?
         /// The setup's generation when the decoder was loaded.
         let generation: Int
-        let parser: IntentParser?
+        package let parser: IntentParser?
         private let grammar: Grammar
         private let configuration: PocketSphinxRecognizer.Configuration
         private let logger: Logger
@@ -87,7 +87,7 @@ public final class Recognizers: Sendable {
         }
 
         /// The decoder for partial results, loaded the first time.
-        func liveRecognizer() throws(RecognizerError) -> PocketSphinxRecognizer {
+        package func liveRecognizer() throws(RecognizerError) -> PocketSphinxRecognizer {
             if let live { return live }
             let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: logger)
             live = recognizer
@@ -96,7 +96,7 @@ public final class Recognizers: Sendable {
     }
 
     /// What a task recognizes with.
-    enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// A grammar: the intents, a named one, or the client's phrases.
         case grammar(GrammarChoice)
         /// Dictation, with the request's contextual strings.
@@ -108,9 +108,9 @@ public final class Recognizers: Sendable {
     }
 
     /// Why a grammar cannot be used.
-    struct Refusal: Error {
-        var status: ServiceStatus
-        var message: String
+    package struct Refusal: Error {
+        package var status: ServiceStatus
+        package var message: String
     }
 
     private struct Pool {
@@ -123,7 +123,7 @@ public final class Recognizers: Sendable {
     private let pool: Mutex<Pool>
 
     /// The setup new tasks use.
-    var setup: Setup { pool.withLock { $0.setup } }
+    package var setup: Setup { pool.withLock { $0.setup } }
     private let logger: Logger
     /// Idle decoders kept per grammar.
     private let keep = 2
@@ -145,7 +145,7 @@ public final class Recognizers: Sendable {
 
     /// Checks out a decoder for a grammar, loading one when none is idle.
     /// - Throws: ``Refusal`` for an unknown grammar or words without a pronunciation.
-    func checkOut(_ kind: Kind) throws(Refusal) -> Lease {
+    package func checkOut(_ kind: Kind) throws(Refusal) -> Lease {
         let key = Self.key(kind)
         let (setup, generation, idle) = pool.withLock { pool in
             (pool.setup, pool.generation, key.flatMap { pool.idle[$0]?.popLast() })
@@ -187,11 +187,21 @@ public final class Recognizers: Sendable {
     }
 
     /// Gives a decoder back; it is kept for the next task of its grammar, or freed.
-    func checkIn(_ lease: Lease) {
+    package func checkIn(_ lease: Lease) {
         guard let key = lease.key else { return }
         pool.withLock { pool in
             if lease.generation == pool.generation, pool.idle[key, default: []].count < keep { pool.idle[key, default: []].append(lease) }
         }
+    }
+
+    /// The final result of a task's whole audio (16 kHz mono): noise suppression as the setup
+    /// says, then the lease's decoder over all of it, as `heed recognize` decodes a file.
+    /// - Throws: ``RecognizerError`` when decoding fails.
+    package func finalResult(_ samples: [Int16], with lease: Lease) throws(RecognizerError) -> HeedCore.RecognitionResult {
+        let setup = setup
+        let audio = setup.denoise.process(
+            AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings)
+        return try lease.recognizer.recognize(audio)
     }
 
     /// Decoders of phrase lists, and of dictation with contextual strings, are not kept: each

@@ -18,7 +18,8 @@ public struct ServiceEvent: Sendable, Encodable {
     public var appId: String?
     /// `task`: the task's id and its new state.
     public var task: String?
-    /// `handoff`: milliseconds from the end the microphone heard to the result sent.
+    /// How long something took, in milliseconds: for `handoff`, from the end the microphone
+    /// heard to the result sent; for the Wyoming door, decoding a transcript.
     public var milliseconds: Double?
     public var state: String?
     public var status: String?
@@ -39,7 +40,7 @@ public struct ServiceSocketError: Error, CustomStringConvertible, Sendable {
 /// unusable socket ends the command with a clear error.
 public struct ListeningSocket: Sendable {
     /// The listening descriptor.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// The socket file.
     public let path: String
     /// The file's inode: at the end the service removes the file only if it is still its own.

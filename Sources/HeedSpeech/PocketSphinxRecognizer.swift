@@ -449,7 +449,6 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     public func startLiveDecoding() throws(RecognizerError) {
         if liveUtterance { stopLiveDecoding() }
         try decoder.selectSearch(activeSearch)
-        decoder.startStream()
         try decoder.startUtterance()
         utterance.removeAll(keepingCapacity: true)
         utteranceCPUSeconds = 0

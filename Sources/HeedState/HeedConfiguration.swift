@@ -1,6 +1,7 @@
 public import Foundation
 public import HeedCore
 import HeedIntents
+import HeedPlugins
 
 /// The user's settings (`config.json`) and the folders Heed keeps its files in.
 ///
@@ -12,7 +13,8 @@ import HeedIntents
 ///   "policyFile": "/etc/heed/policy.json",
 ///   "spokenResponses": true,
 ///   "stateDirectory": "~/heed-state",
-///   "wakePhrase": "hey computer"
+///   "wakePhrase": "hey computer",
+///   "wyomingClient": "org.heed.wyoming"
 /// }
 /// ```
 ///
@@ -29,6 +31,8 @@ public struct HeedConfiguration: Sendable, Hashable {
     public var dataDirectory: URL
     /// The wake phrase of `heed listen --activation wake`, when the config names one.
     public var wakePhrase: String?
+    /// The client identity of `heed serve --wyoming` peers when `--wyoming-client` is not given.
+    public var wyomingClient: String?
     /// The config file that was read, or `nil` when there was none.
     public var configFile: URL?
 
@@ -36,7 +40,7 @@ public struct HeedConfiguration: Sendable, Hashable {
     public static let defaultPolicyFile = URL(fileURLWithPath: "/etc/heed/policy.json")
 
     /// The keys a config file may have.
-    static let keys: Set<String> = ["policyFile", "spokenResponses", "stateDirectory", "wakePhrase"]
+    static let keys: Set<String> = ["policyFile", "spokenResponses", "stateDirectory", "wakePhrase", "wyomingClient"]
 
     /// Creates a configuration in code (tests).
     public init(
@@ -130,6 +134,13 @@ public struct HeedConfiguration: Sendable, Hashable {
                 throw reader.error("'wakePhrase' must have words, such as \"hey computer\"", at: node.location)
             }
             configuration.wakePhrase = phrase.lowercased()
+        }
+        if let node = object["wyomingClient"] {
+            let appID = try reader.string(node, "'wyomingClient'")
+            guard PluginManifest.isReverseDNS(appID) else {
+                throw reader.error("'wyomingClient' must be an app id in reverse-DNS form such as \"org.heed.wyoming\", found '\(appID)'", at: node.location)
+            }
+            configuration.wyomingClient = appID
         }
         return configuration
     }

@@ -5,7 +5,9 @@ import HeedCore
 import HeedIntents
 import HeedRuntime
 import HeedService
+import HeedPlugins
 import HeedSpeech
+import HeedWyoming
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -44,14 +46,23 @@ struct Serve: AsyncParsableCommand {
             stops, and sends the text back and to $XDG_RUNTIME_DIR/heed/dictation/APP-ID/result.json \
             (docs/DICTATION.md). --no-microphone serves files and streamed audio only.
 
-            Not built yet: asking the user by notification or by voice, Wyoming, and dispatching \
-            intents to plugins.
+            With --wyoming URI (repeatable: tcp://HOST:PORT or unix://PATH), Home Assistant and \
+            voice satellites use Heed over the Wyoming protocol: speech to text, intents, handling \
+            through the plugins of authorized apps, and the wake phrase (docs/WYOMING.md). Each \
+            listener's peers speak for one client identity (--wyoming-client, default \
+            org.heed.wyoming), which needs speech recognition permission like any client: \
+            heed auth speech-recognition grant org.heed.wyoming. Listen on loopback unless other \
+            machines must connect: Wyoming has no authentication or encryption.
+
+            Not built yet: asking the user by notification or by voice, and dispatching intents \
+            to plugins over the local API.
 
             Examples:
               heed serve --no-microphone
               heed serve --no-microphone --json --socket /tmp/heed-test.sock
               heed auth speech-recognition grant org.heed.example-client
               heed-client-example transcribe examples/audio/set_a_timer_for_5_minutes.wav
+              heed serve --no-microphone --wyoming tcp://127.0.0.1:10300
             A systemd user unit is in contrib/systemd/heed-serve.service.
             """
     )
@@ -81,7 +92,36 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-tasks"), help: ArgumentHelp("Recognition tasks at once, over all clients; more get the status busy.", valueName: "n"))
     var maximumTasks = 4
 
+    @Option(
+        name: .customLong("wyoming"),
+        help: ArgumentHelp(
+            "Also serve the Wyoming protocol here: tcp://HOST:PORT or unix://PATH (repeatable).",
+            discussion: "tcp://127.0.0.1:10300 serves this machine only; another address lets other machines connect and is logged at start.",
+            valueName: "uri"))
+    var wyoming: [String] = []
+
+    @Option(
+        name: .customLong("wyoming-client"),
+        help: ArgumentHelp(
+            "The client identity of Wyoming peers (default: the config's wyomingClient, else org.heed.wyoming).",
+            discussion: "Once for every --wyoming listener, or once per --wyoming, in the same order.",
+            valueName: "app-id"))
+    var wyomingClients: [String] = []
+
+    @Option(
+        name: .customLong("wake-threshold"),
+        help: ArgumentHelp(
+            "The confidence (0–1) the wake phrase (the config's wakePhrase, else \"hey heed\") must reach for a Wyoming detection.",
+            valueName: "confidence"))
+    var wakeThreshold = WakePhraseSpotter.defaultThreshold
+
+    @Flag(
+        name: .customLong("no-wyoming-partial-results"),
+        help: "Send Wyoming peers the final transcript only, without transcript-start/-chunk/-stop (saves the second decoder per stream).")
+    var noWyomingPartialResults = false
+
     @OptionGroup var clients: ClientFolderOptions
+    @OptionGroup var plugins: PluginFolderOptions
     @OptionGroup var state: StateOptions
     @OptionGroup var recognizer: RecognizerOptions
     @OptionGroup var intents: IntentOptions
@@ -90,7 +130,25 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard (1...64).contains(maximumTasks) else { throw ValidationError("--max-tasks must be between 1 and 64, not \(maximumTasks)") }
         if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
+        guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
+        for uri in wyoming {
+            do {
+                _ = try WyomingAddress(parsing: uri)
+            } catch {
+                throw ValidationError("--wyoming \(error.description)")
+            }
+        }
+        if !wyomingClients.isEmpty, wyomingClients.count != 1, wyomingClients.count != wyoming.count {
+            throw ValidationError(
+                "give --wyoming-client once (for every listener) or once per --wyoming (\(wyoming.count)), not \(wyomingClients.count) times")
+        }
+        for appID in wyomingClients where !PluginManifest.isReverseDNS(appID) {
+            throw ValidationError("--wyoming-client must be an app id in reverse-DNS form such as org.heed.wyoming, not '\(appID)'")
+        }
     }
+
+    /// The client identity that Wyoming peers speak for when neither the command line nor the config names one.
+    static let defaultWyomingClient = "org.heed.wyoming"
 
     func run() async throws {
         let printer = ServeEventPrinter(json: json)
@@ -101,10 +159,13 @@ struct Serve: AsyncParsableCommand {
             event.socket = path
             printer.print(event)
         }
+        var doors: [WyomingListener] = []
         do {
-            try await serve(on: listening, printer: printer)
+            doors = try openWyomingListeners(printer: printer)
+            try await serve(on: listening, wyoming: doors, printer: printer)
         } catch {
             listening.close()
+            for door in doors { door.close() }
             throw error
         }
     }
@@ -113,7 +174,7 @@ struct Serve: AsyncParsableCommand {
     /// and again on SIGHUP.
     func recognitionSetup() throws -> Recognizers.Setup {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
-        let registered = try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
+        let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
         return Recognizers.Setup(
             intentsGrammar: try catalog.recognitionGrammar(
                 vocabulary: registered.terms, dictionaryPath: recognizer.dictionary,
@@ -127,7 +188,29 @@ struct Serve: AsyncParsableCommand {
             dictationConfiguration: recognizer.dictationConfiguration(vocabulary: registered), vocabulary: registered)
     }
 
-    private func serve(on listening: ListeningSocket, printer: ServeEventPrinter) async throws {
+    /// Opens the `--wyoming` listeners, each with its client identity; a taken port or a bad path
+    /// ends the command (exit status 1).
+    private func openWyomingListeners(printer: ServeEventPrinter) throws -> [WyomingListener] {
+        let configured = try state.configuration().wyomingClient ?? Self.defaultWyomingClient
+        var opened: [WyomingListener] = []
+        for (index, uri) in wyoming.enumerated() {
+            let appID = wyomingClients.isEmpty ? configured : wyomingClients[wyomingClients.count == 1 ? 0 : index]
+            do {
+                opened.append(
+                    try WyomingListener.open(try WyomingAddress(parsing: uri), clientAppID: appID) {
+                        var event = ServiceEvent("staleSocketRemoved")
+                        event.socket = uri
+                        printer.print(event)
+                    })
+            } catch {
+                for door in opened { door.close() }
+                throw error
+            }
+        }
+        return opened
+    }
+
+    private func serve(on listening: ListeningSocket, wyoming doors: [WyomingListener], printer: ServeEventPrinter) async throws {
         let configuration = try state.configurationWithState()
         bootstrapLogging(verbose: recognizer.verbose)
         let setup = try recognitionSetup()
@@ -136,14 +219,13 @@ struct Serve: AsyncParsableCommand {
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
             noAsk || isatty(STDIN_FILENO) == 0 ? nil : { @Sendable prompt in askOnTerminal(prompt.question) }
         let recognizers = Recognizers(setup: setup, logger: logger)
+        let permission = ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders, ask: ask)
         let service = try SpeechService(
             socket: listening,
             configuration: SpeechService.Configuration(
                 version: Heed.configuration.version, maximumTasks: maximumTasks, microphoneDevice: noMicrophone ? nil : device,
                 signalDevice: signalDevice == "none" ? nil : signalDevice),
-            permission: ClientPermission(
-                store: configuration.authorizationStore, clientFolders: clients.searchFolders,
-                ask: ask),
+            permission: permission,
             recognizers: recognizers,
             logger: logger,
             emit: { printer.print($0) })
@@ -151,12 +233,39 @@ struct Serve: AsyncParsableCommand {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let command = self
         let reload = ReloadService(signals: hangups, recognizers: recognizers, printer: printer) { try command.recognitionSetup() }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reload),
+        ]
+        if !doors.isEmpty {
+            let door = try WyomingService(
+                listeners: doors,
+                configuration: WyomingService.Configuration(
+                    version: Heed.configuration.version, wakePhrase: configuration.wakePhrase ?? "hey heed", wakeThreshold: wakeThreshold,
+                    partialResults: !noWyomingPartialResults),
+                permission: permission, recognizers: recognizers, dispatcher: try makeDispatcher(configuration, logger: logger),
+                logger: logger, emit: { printer.print($0) })
+            services.append(.init(service: door, successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reload)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+    }
+}
+
+extension Serve {
+    /// The conversation with plugins for the Wyoming door's `transcript` requests: the installed
+    /// plugins, dispatched to only when the user authorized their app (`heed auth grant`).
+    func makeDispatcher(_ configuration: HeedConfiguration, logger: Logger) throws -> Dispatcher {
+        let installed = try plugins.installedPlugins()
+        let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
+        return Dispatcher(
+            catalog: try intents.loadCatalog(defaultIntents: ["intents"]), vocabulary: registered.terms, manifests: installed.manifests,
+            duplicates: installed.duplicates, authorization: configuration.authorizationStore,
+            vocabularyStore: try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary),
+            logger: logger)
     }
 }
 
@@ -205,6 +314,12 @@ struct ServeEventPrinter: Sendable {
         case "reloaded": Swift.print("reloaded the intents and the registered vocabulary")
         case "reloadFailed": Swift.print("reload failed: \(event.message ?? "")")
         case "handoff": Swift.print("hand-off for \(event.appId ?? "?"): \(event.message ?? "")")
+        case "wyomingListening":
+            Swift.print("Wyoming on \(event.socket ?? "?") for \(event.appId ?? "?")" + (event.message.map { ": \($0)" } ?? ""))
+        case "wyomingConnected", "wyomingDisconnected":
+            Swift.print("wyoming \(who): \(event.event == "wyomingConnected" ? "connected" : "disconnected, \(event.message ?? "")")")
+        case "wyomingRefused", "wyomingError": Swift.print("wyoming \(who): \(event.status ?? "?"): \(event.message ?? "")")
+        case "zeroconf": Swift.print("zeroconf: \(event.message ?? "")")
         default: break
         }
     }

@@ -1,0 +1,380 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import HeedWyoming
+import Testing
+
+/// The `wyoming` Python library (PyPI), in `.build/wyoming-venv` as `.ci/run` installs it; made
+/// there on first use when it is missing. `nil` when it cannot be installed (no network).
+enum WyomingPython {
+    static let venv = Fixtures.packageRoot.appendingPathComponent(".build/wyoming-venv")
+
+    static let interpreter: String? = {
+        let python = venv.appendingPathComponent("bin/python").path
+        func works() -> Bool {
+            FileManager.default.isExecutableFile(atPath: python)
+                && (try? Fixtures.run(URL(fileURLWithPath: python), ["-c", "import wyoming"]).status) == 0
+        }
+        if works() { return python }
+        let python3 = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let python3 else { return nil }
+        _ = try? Fixtures.run(URL(fileURLWithPath: python3), ["-m", "venv", venv.path])
+        _ = try? Fixtures.run(URL(fileURLWithPath: python), ["-m", "pip", "install", "-q", "wyoming"])
+        return works() ? python : nil
+    }()
+
+    static let client = Fixtures.packageRoot.appendingPathComponent("scripts/wyoming-client.py").path
+    static let load = Fixtures.packageRoot.appendingPathComponent("scripts/wyoming-load.py").path
+}
+
+/// `heed serve --wyoming` as Home Assistant and satellites use it: the real service process and
+/// the real `wyoming` client library (`scripts/wyoming-client.py`), with temporary client
+/// manifests, state and config.
+@Suite(
+    .enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us"),
+    .enabled(if: WyomingPython.interpreter != nil, "needs the wyoming Python library: .ci/run installs it into .build/wyoming-venv (pip install wyoming)"),
+    .serialized)
+struct WyomingTests {
+    typealias Setup = ServeTests.Setup
+    static let recording = ServeTests.recording
+    static let appID = "org.heed.wyoming"
+
+    /// A service folder with the shipped `org.heed.wyoming` manifest.
+    static func setup(authorized: Bool = true, config: [String: String] = [:]) throws -> Setup {
+        let setup = try Setup()
+        let folder = setup.clients.appendingPathComponent("wyoming")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Fixtures.packageRoot.appendingPathComponent("clients/wyoming/client.json"), to: folder.appendingPathComponent("client.json"))
+        var settings: [String: String] = ["policyFile": setup.policy.path]
+        settings.merge(config) { _, new in new }
+        try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: setup.config))
+        if authorized { #expect(try speechRecognition(setup, "grant").status == 0) }
+        return setup
+    }
+
+    @discardableResult
+    static func speechRecognition(_ setup: Setup, _ action: String, _ appID: String = appID) throws -> (status: Int32, output: String, error: String) {
+        try Fixtures.run(
+            Fixtures.heedBinary,
+            ["auth", "speech-recognition", action, appID, "--state-dir", setup.state, "--config", setup.config, "--clients", setup.clients.path])
+    }
+
+    /// `heed auth grant|deny APP` for a plugin's app.
+    static func app(_ setup: Setup, _ action: String, _ appID: String) throws {
+        let result = try Fixtures.run(Fixtures.heedBinary, ["auth", action, appID, "--state-dir", setup.state, "--config", setup.config])
+        #expect(result.status == 0, "\(result.error)")
+    }
+
+    /// A running `heed serve --wyoming tcp://127.0.0.1:0 …`, and the address the kernel gave it.
+    static func serve(_ setup: Setup, _ extra: [String] = []) throws -> (service: ServeTests.Service, uri: String) {
+        let service = try ServeTests.Service(setup, extra: ["--wyoming", "tcp://127.0.0.1:0"] + extra)
+        guard service.wait(for: "\"event\":\"wyomingListening\"") else {
+            _ = service.stop()
+            throw ServeTests.ServeTestError("the Wyoming door did not open: \(service.errorOutput)")
+        }
+        let listening = ServeTests.lines(service.events).first { $0["event"] as? String == "wyomingListening" }
+        let uri = try #require(listening?["socket"] as? String)
+        return (service, uri)
+    }
+
+    /// Runs `wyoming-client.py URI ARGUMENTS` and returns the events it printed.
+    static func client(_ uri: String, _ arguments: [String]) throws -> (status: Int32, events: [[String: Any]], error: String) {
+        let python = try #require(WyomingPython.interpreter)
+        let run = try Fixtures.run(URL(fileURLWithPath: python), [WyomingPython.client, uri] + arguments)
+        return (run.status, ServeTests.lines(run.output), run.error)
+    }
+
+    static func events(_ events: [[String: Any]], _ type: String) -> [[String: Any]] {
+        events.filter { $0["type"] as? String == type }
+    }
+
+    static func data(_ event: [String: Any]?) -> [String: Any] { event?["data"] as? [String: Any] ?? [:] }
+
+    /// The text of the `transcript` event.
+    static func transcript(_ events: [[String: Any]]) -> String? {
+        data(Self.events(events, "transcript").first)["text"] as? String
+    }
+
+    // MARK: - Speech to text, intents, wake phrase
+
+    @Test func describeTranscribeRecognizeAndDetect() throws {
+        let setup = try Self.setup()
+        let (service, uri) = try Self.serve(setup, ["--wake-threshold", "0.1"])
+        defer { _ = service.stop() }
+
+        // describe: the library's own Info parser reads Heed's info.
+        var run = try Self.client(uri, ["describe"])
+        #expect(run.status == 0, "\(run.error)")
+        let info = Self.data(Self.events(run.events, "info").first)
+        for program in ["asr", "intent", "handle", "wake"] {
+            let first = (info[program] as? [[String: Any]])?.first
+            #expect(first?["name"] as? String == "heed", "\(program)")
+            #expect(first?["installed"] as? Bool == true)
+            #expect((first?["attribution"] as? [String: Any])?["name"] as? String == "Heed")
+            let model = (first?["models"] as? [[String: Any]])?.first
+            #expect(model?["languages"] as? [String] == ["en"], "\(program)")
+            #expect(model?["version"] as? String != nil)
+        }
+        let wakeModel = ((info["wake"] as? [[String: Any]])?.first?["models"] as? [[String: Any]])?.first
+        #expect(wakeModel?["phrase"] as? String == "hey heed")
+        #expect(run.events.last?["parsed"] != nil, "wyoming's Info.from_event failed: \(run.error)")
+
+        run = try Self.client(uri, ["ping", "are you there"])
+        #expect(Self.data(Self.events(run.events, "pong").first)["text"] as? String == "are you there")
+
+        // transcribe a real recording: streaming partials, then the final transcript, then transcript-stop.
+        run = try Self.client(uri, ["transcribe", Self.recording])
+        #expect(Self.transcript(run.events) == "set a timer for five minutes", "\(run.events) \(run.error)")
+        let types = run.events.compactMap { $0["type"] as? String }
+        #expect(types.first == "transcript-start")
+        #expect(types.suffix(2) == ["transcript", "transcript-stop"], "\(types)")
+        for chunk in Self.events(run.events, "transcript-chunk") { #expect(!(Self.data(chunk)["text"] as? String ?? "").isEmpty) }
+
+        // Any rate, width and channel count, converted by the library's own converter before sending.
+        for format in ["48000,4,2", "44100,3,1", "16000,2,2"] {
+            run = try Self.client(uri, ["transcribe", Self.recording, "--convert", format, "--chunk-ms", "30"])
+            #expect(Self.transcript(run.events) == "set a timer for five minutes", "\(format): \(run.events) \(run.error)")
+        }
+
+        // recognize: the intent with typed entities, or not-recognized.
+        run = try Self.client(uri, ["recognize", "set a timer for five minutes"])
+        let intent = Self.data(Self.events(run.events, "intent").first)
+        #expect(intent["name"] as? String == "setTimer")
+        let entities = intent["entities"] as? [[String: Any]] ?? []
+        #expect(entities.count == 1)
+        #expect(entities.first?["name"] as? String == "duration")
+        #expect(entities.first?["value"] as? Int == 300)
+        run = try Self.client(uri, ["recognize", "what is the weather on mars"])
+        #expect(Self.events(run.events, "not-recognized").count == 1, "\(run.events)")
+
+        // detect: Heed's wake phrase in espeak-ng speech, and not in a command.
+        if Fixtures.hasEspeak {
+            let wake = setup.folder.appendingPathComponent("wake.wav")
+            let samples = try Speech.utterance("hey heed", after: 0.3) + Speech.utterance("pause", before: 0.2)
+            try WAVBuilder(samples: samples).data.write(to: wake)
+            run = try Self.client(uri, ["detect", wake.path])
+            let detection = Self.events(run.events, "detection")
+            #expect(detection.count == 1, "\(run.events)")
+            #expect(Self.data(detection.first)["name"] as? String == "hey heed")
+            #expect(Self.events(run.events, "not-detected").isEmpty)
+        }
+        run = try Self.client(uri, ["detect", Self.recording])
+        #expect(Self.events(run.events, "not-detected").count == 1, "\(run.events)")
+        #expect(Self.events(run.events, "detection").isEmpty)
+
+        // Heed cannot speak over Wyoming: an error that says so, and the connection goes on.
+        let synthesize = setup.folder.appendingPathComponent("synthesize.bin")
+        try Data(#"{"type": "synthesize", "data": {"text": "hello"}}"#.utf8 + [0x0A] + #"{"type": "ping"}"#.utf8 + [0x0A]).write(to: synthesize)
+        run = try Self.client(uri, ["raw", "@" + synthesize.path])
+        #expect(Self.data(Self.events(run.events, "error").first)["code"] as? String == "unsupported")
+        #expect(Self.events(run.events, "pong").count == 1)
+        #expect(service.stop() == 0)
+        // The log says that transcripts went out, never what they said.
+        #expect(service.events.contains("\"event\":\"wyomingTranscript\""))
+        #expect(!service.events.contains("five minutes"))
+    }
+
+    @Test(.enabled(if: Fixtures.corpora != nil, "needs the shared corpora (HEED_CORPORA or ../shared/corpora)"))
+    func corpusRecordingsAreTranscribedAsHeedRecognizeDoes() throws {
+        let corpus = try #require(Fixtures.corpora) + "/speech_to_phrase_en"
+        let manifest = try String(contentsOfFile: corpus + "/manifest.tsv", encoding: .utf8)
+        let files = manifest.split(separator: "\n").dropFirst().prefix(6).map { corpus + "/" + $0.split(separator: "\t")[0] }
+        let setup = try Self.setup()
+        let (service, uri) = try Self.serve(setup)
+        defer { _ = service.stop() }
+        for file in files {
+            let local = try Fixtures.run(
+                Fixtures.heedBinary, ["recognize", file, "--intents", Fixtures.packageRoot.appendingPathComponent("intents").path, "--json"])
+            let expected = ((try? JSONSerialization.jsonObject(with: Data(local.output.utf8))) as? [String: Any])?["text"] as? String
+            let run = try Self.client(uri, ["transcribe", file])
+            let heard = Self.transcript(run.events)
+            // A rejected recording is an empty transcript over Wyoming.
+            let rejected = ((try? JSONSerialization.jsonObject(with: Data(local.output.utf8))) as? [String: Any])?["rejected"] as? Bool ?? false
+            #expect(heard == (rejected ? "" : expected), "\(file): \(run.events) vs \(local.output)")
+        }
+    }
+
+    // MARK: - Permission and handling
+
+    @Test func permissionAndHandling() throws {
+        // Not yet decided: every request but describe and ping is refused, naming the status and the command that decides.
+        let setup = try Self.setup(authorized: false)
+        var (service, uri) = try Self.serve(setup)
+        var run = try Self.client(uri, ["transcribe", Self.recording])
+        var error = Self.data(Self.events(run.events, "error").first)
+        #expect(error["code"] as? String == "notDetermined", "\(run.events)")
+        #expect((error["text"] as? String ?? "").contains("heed auth speech-recognition grant org.heed.wyoming"))
+        #expect(Self.transcript(run.events) == nil)
+        run = try Self.client(uri, ["handle", "set a timer for five minutes"])
+        #expect(Self.data(Self.events(run.events, "error").first)["code"] as? String == "notDetermined")
+        run = try Self.client(uri, ["describe"])
+        #expect(Self.events(run.events, "info").count == 1)
+        #expect(service.wait(for: "\"event\":\"wyomingRefused\""))
+
+        // Denied: the status is named; the decision is read for every request, no restart.
+        #expect(try Self.speechRecognition(setup, "deny").status == 0)
+        run = try Self.client(uri, ["recognize", "pause"])
+        #expect(Self.data(Self.events(run.events, "error").first)["code"] as? String == "denied", "\(run.events)")
+        #expect(try Self.speechRecognition(setup, "grant").status == 0)
+
+        // Authorized client; the timer app authorized, the workout app denied.
+        try Self.app(setup, "grant", "org.heed.timer")
+        try Self.app(setup, "deny", "org.heed.workout")
+        run = try Self.client(uri, ["handle", "set a timer for five minutes"])
+        #expect(Self.data(Self.events(run.events, "handled").first)["text"] as? String == "Timer set for 5 minutes.", "\(run.events) \(service.errorOutput)")
+        run = try Self.client(uri, ["handle", "start a run workout"])
+        let refused = Self.data(Self.events(run.events, "not-handled").first)["text"] as? String ?? ""
+        #expect(refused.contains("heed auth grant"), "\(run.events)")
+        // A question of the plugin's conversation cannot be asked back within one handle request.
+        run = try Self.client(uri, ["handle", "set a timer"])
+        #expect((Self.data(Self.events(run.events, "not-handled").first)["text"] as? String ?? "").hasPrefix("For how long?"), "\(run.events)")
+        run = try Self.client(uri, ["handle", "what is the weather on mars"])
+        #expect(Self.events(run.events, "not-handled").count == 1)
+        #expect(service.stop() == 0)
+
+        // A listener whose identity has no manifest: unknownClient. --wyoming-client names it.
+        (service, uri) = try Self.serve(setup, ["--wyoming-client", "org.example.nobody"])
+        run = try Self.client(uri, ["transcribe", Self.recording])
+        error = Self.data(Self.events(run.events, "error").first)
+        #expect(error["code"] as? String == "unknownClient", "\(run.events)")
+        #expect((error["text"] as? String ?? "").contains("org.example.nobody"))
+        #expect(service.stop() == 0)
+    }
+
+    @Test func theIdentityComesFromTheConfigAndBadListenersAreRefused() throws {
+        let setup = try Self.setup(authorized: false, config: ["wyomingClient": "org.example.kitchen"])
+        let (service, uri) = try Self.serve(setup)
+        let run = try Self.client(uri, ["recognize", "pause"])
+        #expect((Self.data(Self.events(run.events, "error").first)["text"] as? String ?? "").contains("org.example.kitchen"), "\(run.events)")
+        #expect(service.stop() == 0)
+
+        for (uri, message) in [("http://localhost:10300", "tcp://HOST:PORT"), ("tcp://127.0.0.1", "no port"), ("tcp://127.0.0.1:99999", "0 to 65535")] {
+            let result = try Fixtures.run(Fixtures.heedBinary, ["serve", "--no-microphone", "--wyoming", uri, "--socket", setup.socket])
+            #expect(result.status != 0)
+            #expect(result.error.contains(message), "\(uri): \(result.error)")
+        }
+        // A taken port: a clear error, exit status 1.
+        let (first, taken) = try Self.serve(setup)
+        defer { _ = first.stop() }
+        let result = try Fixtures.run(
+            Fixtures.heedBinary,
+            ["serve", "--no-microphone", "--wyoming", taken, "--socket", setup.folder.appendingPathComponent("other.sock").path,
+             "--state-dir", setup.state, "--config", setup.config])
+        #expect(result.status == 1)
+        #expect(result.error.contains("cannot listen on \(taken)"), "\(result.error)")
+    }
+
+    // MARK: - Peers that misbehave
+
+    /// Sends raw bytes and returns the events that came back.
+    static func raw(_ uri: String, _ setup: Setup, _ bytes: [UInt8], halfClose: Bool = false) throws -> [[String: Any]] {
+        let file = setup.folder.appendingPathComponent("raw-\(UUID().uuidString).bin")
+        try Data(bytes).write(to: file)
+        return try client(uri, ["raw", "@" + file.path] + (halfClose ? ["--half-close"] : [])).events
+    }
+
+    static func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
+
+    @Test func peersThatMisbehaveGetReasonsAndNeverStopTheService() throws {
+        let setup = try Self.setup()
+        let (service, uri) = try Self.serve(setup, ["--wyoming", "tcp://0.0.0.0:0"])
+        defer { _ = service.stop() }
+        // A listener other machines can reach is logged.
+        #expect(service.events.contains("not a loopback address"), "\(service.events)")
+        let ping = Self.line(#"{"type": "ping", "data": {"text": "still here"}}"#)
+        func code(_ events: [[String: Any]]) -> String? { Self.data(Self.events(events, "error").first)["code"] as? String }
+
+        // A header that is not JSON, one without a type, a negative length: error, then the connection is closed.
+        for header in ["not json at all", #"{"data": {}}"#, #"{"type": "ping", "data_length": -5}"#, #"{"type": "ping", "payload_length": "ten"}"#] {
+            let events = try Self.raw(uri, setup, Self.line(header) + ping)
+            #expect(code(events) == "malformed", "\(header): \(events)")
+            #expect(Self.events(events, "pong").isEmpty)
+            #expect(events.last?["type"] as? String == "closed", "\(header): \(events)")
+        }
+        // The older form, data inline in the header, is read.
+        var events = try Self.raw(uri, setup, Self.line(#"{"type": "ping", "data": {"text": "inline"}}"#))
+        #expect(Self.data(Self.events(events, "pong").first)["text"] as? String == "inline")
+
+        // Data that is not a JSON object: that event is refused, the next is answered.
+        events = try Self.raw(uri, setup, Self.line(#"{"type": "ping", "data_length": 5}"#) + Array("[1,2]".utf8) + ping)
+        #expect(code(events) == "malformed", "\(events)")
+        #expect(Self.data(Self.events(events, "pong").first)["text"] as? String == "still here")
+
+        // A payload shorter than it says, then the peer leaves: the service notes why and goes on.
+        events = try Self.raw(
+            uri, setup, Self.line(#"{"type": "audio-chunk", "data": {"rate": 16000, "width": 2, "channels": 1}, "payload_length": 1000}"#)
+                + [UInt8](repeating: 1, count: 10), halfClose: true)
+        #expect(events.last?["type"] as? String == "closed")
+        #expect(service.wait(for: "inside the payload of 'audio-chunk'"), "\(service.events)")
+        // A payload longer than it says: its rest is no header; error, closed.
+        events = try Self.raw(
+            uri, setup, Self.line(#"{"type": "audio-chunk", "data": {"rate": 16000, "width": 2, "channels": 1}, "payload_length": 4}"#)
+                + [UInt8](repeating: 7, count: 40) + ping)
+        #expect(code(events) == "malformed", "\(events)")
+
+        // A 10 MB payload is read past, never held: error tooLarge, and the same connection goes on.
+        events = try Self.raw(
+            uri, setup,
+            Self.line(#"{"type": "audio-chunk", "data": {"rate": 16000, "width": 2, "channels": 1}, "payload_length": 10485760}"#)
+                + [UInt8](repeating: 0, count: 10_485_760) + ping)
+        #expect(code(events) == "tooLarge", "\(events)")
+        #expect((Self.data(Self.events(events, "error").first)["text"] as? String ?? "").contains("10485760"))
+        #expect(Self.data(Self.events(events, "pong").first)["text"] as? String == "still here")
+
+        // A header line that never ends: error after the limit, closed.
+        events = try Self.raw(uri, setup, Array(#"{"type": "ping", "data": {"text": ""#.utf8) + [UInt8](repeating: 0x61, count: 200_000))
+        #expect(code(events) == "malformed", "\(events)")
+
+        // Audio in a format Heed does not take, and audio-stop without a request.
+        events = try Self.raw(uri, setup, Self.line(#"{"type": "audio-start", "data": {"rate": 16000, "width": 3, "channels": 0}}"#) + ping)
+        #expect(code(events) == "audioFormat", "\(events)")
+        events = try Self.raw(uri, setup, Self.line(#"{"type": "audio-stop"}"#) + ping)
+        #expect(code(events) == "malformed", "\(events)")
+        #expect(Self.events(events, "pong").count == 1)
+
+        // A client that hangs up mid-audio: its stream is dropped; the next transcription is whole.
+        let gone = try Self.client(uri, ["transcribe", Self.recording, "--disconnect-after", "1"])
+        #expect(gone.events.last?["type"] as? String == "hung-up")
+        #expect(service.wait(for: "\"message\":\"the peer closed the connection\""))
+        let run = try Self.client(uri, ["transcribe", Self.recording])
+        #expect(Self.transcript(run.events) == "set a timer for five minutes", "\(run.events)")
+        #expect(service.stop() == 0)
+    }
+
+    // MARK: - Many satellites
+
+    @Test func sixteenConcurrentClients() throws {
+        let setup = try Self.setup()
+        let (service, uri) = try Self.serve(setup)
+        defer { _ = service.stop() }
+        let python = try #require(WyomingPython.interpreter)
+        let run = try Fixtures.run(
+            URL(fileURLWithPath: python),
+            [WyomingPython.load, uri, "--streams", "16", "--file", Self.recording, "--expect", "set a timer for five minutes", "--chunk-ms", "100"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any], "\(run.error)")
+        #expect(summary["utterances"] as? Int == 16)
+        #expect(summary["correct"] as? Int == 16, "\(summary)")
+        #expect(service.stop() == 0)
+    }
+
+    // MARK: - In process
+
+    @Test func listenerAddressesAreParsed() throws {
+        #expect(try WyomingAddress(parsing: "tcp://127.0.0.1:10300") == .tcp(host: "127.0.0.1", port: 10300))
+        #expect(try WyomingAddress(parsing: "tcp://[::1]:10300") == .tcp(host: "::1", port: 10300))
+        #expect(try WyomingAddress(parsing: "unix:///run/heed/w.sock") == .unix(path: "/run/heed/w.sock"))
+        #expect(try WyomingAddress(parsing: "tcp://[::1]:10300").description == "tcp://[::1]:10300")
+        #expect(try WyomingAddress(parsing: "tcp://localhost:1").isLocal)
+        #expect(try !WyomingAddress(parsing: "tcp://0.0.0.0:1").isLocal)
+        #expect(throws: WyomingAddressError.self) { try WyomingAddress(parsing: "tcp://:80") }
+        #expect(throws: WyomingAddressError.self) { try WyomingAddress(parsing: "unix://") }
+    }
+
+    @Test func samplesOfEveryWidthKeepTheirTopSixteenBits() {
+        #expect(PCMSamples.int16(littleEndian: [0x00, 0x80, 0xFF], width: 1) == [-32768, 0, 32512])
+        #expect(PCMSamples.int16(littleEndian: [0x34, 0x12, 0xFF, 0xFF, 0x00], width: 2) == [0x1234, -1])
+        #expect(PCMSamples.int16(littleEndian: [0x56, 0x34, 0x12, 0x00, 0x00, 0x80], width: 3) == [0x1234, -32768])
+        #expect(PCMSamples.int16(littleEndian: [0x78, 0x56, 0x34, 0x12], width: 4) == [0x1234])
+    }
+}
