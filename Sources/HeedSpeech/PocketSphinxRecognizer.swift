@@ -216,20 +216,25 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         _ grammar: Grammar, decoder: SphinxDecoder, lexicon: inout Lexicon, configuration: Configuration, log: SphinxLogSink
     ) throws(RecognizerError) -> LoadedGrammar {
         let search = searchName(grammar.name)
-        do {
-            switch grammar.source {
-            case .languageModel(let words):
+        switch grammar.source {
+        case .languageModel(let words):
+            do {
                 try decoder.addLanguageModelSearch(path: configuration.languageModelPath, name: search)
-                // Added after the model is loaded, so that they join it as unigrams.
-                try lexicon.add(Set(words), to: decoder, source: grammar.name, guessMissing: true)
-                return LoadedGrammar(name: grammar.name, finiteState: nil)
-            case .jsgf, .wordGraph:
-                let compiled = try finiteState(grammar, decoder: decoder, lexicon: &lexicon, log: log)
-                try decoder.addSearch(compiled, name: search)
-                return LoadedGrammar(name: grammar.name, finiteState: compiled)
+            } catch {
+                throw Self.withLog(error, log.takeRecentErrors())
             }
-        } catch {
-            throw Self.withLog(error, log.takeRecentErrors())
+            // Added after the model is loaded, so that they join it as unigrams.
+            try lexicon.add(Set(words), to: decoder, source: grammar.name, guessMissing: true)
+            return LoadedGrammar(name: grammar.name, finiteState: nil)
+        case .jsgf, .wordGraph:
+            // Words without a pronunciation are Heed's own finding: its message, not PocketSphinx's log.
+            let compiled = try finiteState(grammar, decoder: decoder, lexicon: &lexicon, log: log)
+            do {
+                try decoder.addSearch(compiled, name: search)
+            } catch {
+                throw Self.withLog(error, log.takeRecentErrors())
+            }
+            return LoadedGrammar(name: grammar.name, finiteState: compiled)
         }
     }
 
