@@ -123,7 +123,8 @@ public final class ScriptedRecognizer: SpeechRecognizer {
     private func peek() -> Line { key().flatMap { script[$0]?.first } ?? Line("", confidence: 0) }
 
     private func next() -> Line {
-        guard let key = key() else { return Line("", confidence: 0) }
-        return script[key]!.removeFirst()
+        guard let key = key(), let line = script[key]?.first else { return Line("", confidence: 0) }
+        script[key]?.removeFirst()
+        return line
     }
 }
