@@ -99,6 +99,7 @@ final class WyomingSession {
     private var audio: AudioInput?
     /// The wake phrase spotter's decoder, loaded at the first `detect` and kept.
     private var spotterRecognizer: PocketSphinxRecognizer?
+    private var reader: WyomingEventReader?
     private var commandGrammarName = ""
 
     init(connection: WyomingConnection) {
@@ -111,6 +112,7 @@ final class WyomingSession {
     /// whether it ended because the stream could not be framed.
     func run() -> (reason: String, framingLost: Bool) {
         let reader = WyomingEventReader(descriptor: connection.descriptor, limits: configuration.limits)
+        self.reader = reader
         while true {
             switch reader.next() {
             case .event(let event): handle(event)
@@ -247,6 +249,10 @@ final class WyomingSession {
         audio = input
         switch request {
         case .transcribe(let transcription):
+            // Partial results cost a live decode of every chunk. A connection that falls more than
+            // half a second of audio behind its peer (a busy machine) stops them for this stream,
+            // so that the final transcript does not wait behind them; it is not affected.
+            if transcription.streaming, let reader, reader.backlog > input.bytesPerSecond / 2 { transcription.stopPartials() }
             let maximum = Int(configuration.maximumSeconds) * AudioBuffer.recognitionSampleRate
             if let delta = transcription.append(samples, maximumSamples: maximum) {
                 send(WyomingEvent("transcript-chunk", ["text": .string(delta)]))
@@ -426,6 +432,8 @@ struct AudioInput {
         converter = CaptureConverter(inputRate: rate, channels: channels, outputRate: AudioBuffer.recognitionSampleRate)
     }
 
+    var bytesPerSecond: Int { rate * width * channels }
+
     func differs(rate: Int, width: Int, channels: Int) -> Bool {
         rate != self.rate || width != self.width || channels != self.channels
     }
@@ -488,6 +496,12 @@ final class Transcription {
     /// The rest of the final text, when it extends what the chunks said.
     func finalDelta(_ text: String) -> String? {
         delta(to: text)
+    }
+
+    /// Ends partial results for this stream; the final transcript is the same without them.
+    func stopPartials() {
+        partials?.stop()
+        partials = nil
     }
 
     /// Decodes the whole audio, as `heed recognize` decodes a file.
