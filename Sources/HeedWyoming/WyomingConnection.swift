@@ -97,6 +97,9 @@ final class WyomingSession {
 
     private var request: Request?
     private var audio: AudioInput?
+    /// The current stream's request was refused (its `error` went out): its audio is dropped
+    /// quietly up to its `audio-stop`, not refused chunk by chunk.
+    private var ignoringAudio = false
     /// The wake phrase spotter's decoder, loaded at the first `detect` and kept.
     private var spotterRecognizer: PocketSphinxRecognizer?
     private var reader: WyomingEventReader?
@@ -194,6 +197,8 @@ final class WyomingSession {
 
     private func transcribe(_ event: WyomingEvent) {
         if let language = event.string("language"), !language.lowercased().hasPrefix("en") {
+            replaceRequest()
+            ignoringAudio = true
             return fail("unsupported", "Heed recognizes English (en), not '\(language)'")
         }
         startTranscription()
@@ -202,11 +207,13 @@ final class WyomingSession {
     @discardableResult
     private func startTranscription() -> Bool {
         replaceRequest()
+        ignoringAudio = true
         guard permitted() else { return false }
         do {
             let lease = try service.recognizers.checkOut(.intents)
             request = .transcribe(
                 Transcription(lease: lease, recognizers: service.recognizers, partialResults: configuration.partialResults))
+            ignoringAudio = false
             return true
         } catch {
             fail(error.status.rawValue, error.message)
@@ -219,9 +226,11 @@ final class WyomingSession {
         if case .transcribe(let transcription) = request { transcription.close() }
         request = nil
         audio = nil
+        ignoringAudio = false
     }
 
     private func audioStart(_ event: WyomingEvent) {
+        guard !ignoringAudio else { return }
         guard let format = AudioInput(event, fail: fail) else { return }
         if request == nil {
             // Audio without a request is transcribed, as Wyoming's speech-to-text services do.
@@ -234,6 +243,7 @@ final class WyomingSession {
     }
 
     private func audioChunk(_ event: WyomingEvent) {
+        guard !ignoringAudio else { return }
         if audio == nil {
             guard let format = AudioInput(event, fail: fail) else { return }
             if request == nil, !startTranscription() { return }
@@ -265,6 +275,10 @@ final class WyomingSession {
     }
 
     private func audioStop() {
+        guard !ignoringAudio else {
+            ignoringAudio = false
+            return
+        }
         switch request {
         case .transcribe(let transcription):
             request = nil
@@ -313,6 +327,7 @@ final class WyomingSession {
 
     private func detect(_ event: WyomingEvent) {
         replaceRequest()
+        ignoringAudio = true
         if case .array(let names)? = event.data["names"] {
             let wanted = names.compactMap { if case .string(let name) = $0 { name } else { nil } }
             if !wanted.isEmpty, !wanted.contains(configuration.wakePhrase), !wanted.contains("heed") {
@@ -337,6 +352,7 @@ final class WyomingSession {
             }
         }
         request = .detect(Detection())
+        ignoringAudio = false
     }
 
     private var spotter: WakePhraseSpotter {

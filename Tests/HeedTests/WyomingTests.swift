@@ -215,6 +215,10 @@ struct WyomingTests {
         #expect(error["code"] as? String == "notDetermined", "\(run.events)")
         #expect((error["text"] as? String ?? "").contains("heed auth speech-recognition grant org.heed.wyoming"))
         #expect(Self.transcript(run.events) == nil)
+        // A refused request's audio is dropped quietly: one error for the stream, not one per chunk.
+        run = try Self.client(uri, ["detect", Self.recording])
+        #expect(Self.events(run.events, "error").count == 1, "\(run.events)")
+        #expect(Self.events(run.events, "pong").count == 1)
         run = try Self.client(uri, ["handle", "set a timer for five minutes"])
         #expect(Self.data(Self.events(run.events, "error").first)["code"] as? String == "notDetermined")
         run = try Self.client(uri, ["describe"])
