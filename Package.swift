@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "heed-plugin-mpris", targets: ["heed-plugin-mpris"]),
         .executable(name: "heed-plugin-notes", targets: ["heed-plugin-notes"]),
         .library(name: "HeedClient", targets: ["HeedClient"]),
+        .library(name: "HeedTesting", targets: ["HeedTesting"]),
         .executable(name: "heed-client-example", targets: ["heed-client-example"]),
     ],
     dependencies: [
@@ -72,10 +73,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What Heed keeps between runs: authorization, registered vocabulary, the configuration.
+        .target(
+            name: "HeedState",
+            dependencies: ["HeedCore", "HeedIntents", "HeedSpeech", "HeedPlugins"],
+            swiftSettings: swiftSettings
+        ),
+        // Decoding labelled corpora and reporting accuracy and rejection: only the CLI's eval uses it.
+        .target(
+            name: "HeedEvaluation",
+            dependencies: ["HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech"],
+            swiftSettings: swiftSettings
+        ),
+        // Doubles for the logic above the engines: a scripted recognizer, audio in memory.
+        .target(name: "HeedTesting", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
+        // The pipeline: listener, conversation and dispatch, dialog grammars.
         .target(
             name: "HeedRuntime",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol",
+                "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -89,7 +105,7 @@ let package = Package(
         .target(
             name: "HeedService",
             dependencies: [
-                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime",
+                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -109,6 +125,7 @@ let package = Package(
             name: "heed",
             dependencies: [
                 "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPluginProtocol", "HeedPlugins", "HeedRuntime",
+                "HeedState", "HeedEvaluation",
                 "HeedService", "HeedWyoming", "heed-client-example",
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -136,8 +153,8 @@ let package = Package(
         .testTarget(
             name: "HeedTests",
             dependencies: [
-                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedClient", "HeedService",
-                "HeedWyoming",
+                "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState", "HeedEvaluation",
+                "HeedClient", "HeedService", "HeedWyoming", "HeedTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

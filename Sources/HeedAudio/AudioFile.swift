@@ -362,3 +362,25 @@ struct WAVParser {
         return (channels, sampleRate, bitsPerSample)
     }
 }
+
+extension AudioBuffer {
+    /// The buffer as a canonical 16-bit mono WAV file.
+    public var wavData: Data {
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8))
+        append(UInt32(36 + samples.count * 2))
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16))
+        append(UInt16(1))
+        append(UInt16(1))
+        append(UInt32(sampleRate))
+        append(UInt32(sampleRate * 2))
+        append(UInt16(2))
+        append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8))
+        append(UInt32(samples.count * 2))
+        for sample in samples { append(sample) }
+        return data
+    }
+}

@@ -41,6 +41,16 @@ public struct Endpointer: Sendable {
             preRoll: 0.3, startThreshold: 12, continueThreshold: 7, absoluteFloor: -62
         )
 
+        /// Dictation: natural pauses between phrases do not end it (a second of quiet does), up to
+        /// `maximumUtterance` seconds (the task's limit).
+        public static func dictation(maximumUtterance: Double) -> Configuration {
+            var configuration = standard
+            configuration.endSilence = 1.0
+            configuration.tentativeSilence = 0.3
+            configuration.maximumUtterance = maximumUtterance
+            return configuration
+        }
+
         /// Creates a configuration.
         public init(
             endSilence: Double, tentativeSilence: Double, maximumUtterance: Double, minimumSpeechStart: Double, minimumUtterance: Double,

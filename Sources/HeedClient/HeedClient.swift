@@ -36,6 +36,10 @@ public struct RecognitionResult: Sendable, Hashable {
     public var intent: JSONValue?
     /// Seconds of audio recognized (final results only).
     public var audioDuration: Double?
+    /// With the `dictation` hint: the words as said, before formatting (`transcription` is formatted).
+    public var spokenText: String?
+    /// A hand-off's final result: the shared-storage file it was also written to.
+    public var resultFile: String?
 
     init(_ message: ServiceMessage) {
         isFinal = message.isFinal ?? (message.type == .final)
@@ -46,6 +50,8 @@ public struct RecognitionResult: Sendable, Hashable {
         segments = message.segments ?? []
         intent = message.intent.flatMap { $0 == .null ? nil : $0 }
         audioDuration = message.audioDuration
+        spokenText = message.spokenText
+        resultFile = message.resultFile
     }
 }
 
@@ -77,11 +83,83 @@ public struct RecognitionOptions: Sendable, Hashable {
     public var partialResults: Bool
     /// The most audio the task takes, in seconds; `nil` for the service's default (60).
     public var maxDuration: Double?
+    /// What kind of speech to expect; ``TaskHint/dictation`` uses no grammar.
+    public var taskHint: TaskHint
+    /// With ``TaskHint/dictation``: phrases to expect, such as names (`SFSpeechRecognitionRequest.contextualStrings`).
+    public var contextualStrings: [String]
 
-    public init(grammar: GrammarChoice = .intents, partialResults: Bool = false, maxDuration: Double? = nil) {
+    public init(
+        grammar: GrammarChoice = .intents, partialResults: Bool = false, maxDuration: Double? = nil, taskHint: TaskHint = .unspecified,
+        contextualStrings: [String] = []
+    ) {
         self.grammar = grammar
         self.partialResults = partialResults
         self.maxDuration = maxDuration
+        self.taskHint = taskHint
+        self.contextualStrings = contextualStrings
+    }
+
+    /// Dictation: free speech, formatted text, with partial results.
+    public static func dictation(contextualStrings: [String] = [], partialResults: Bool = true) -> RecognitionOptions {
+        RecognitionOptions(partialResults: partialResults, taskHint: .dictation, contextualStrings: contextualStrings)
+    }
+}
+
+/// Where a dictation is, as KeyboardKit's `DictationContext` (reference 001) tells it.
+public enum DictationStatus: Sendable, Hashable {
+    /// Nothing asked yet.
+    case idle
+    /// The service loads a decoder (and, for a hand-off, opens its microphone).
+    case starting
+    /// Audio comes: the client's, or Heed's microphone listening for the speaker.
+    case recording
+    /// The speaker stopped; the final decode runs.
+    case processing
+    /// The final text is there.
+    case finished
+    /// Refused, failed or cancelled: the status and the service's sentence.
+    case failed(ServiceError)
+}
+
+/// A dictation's state and text, folded from its task's updates: each update is an event that
+/// changes it.
+///
+/// ```swift
+/// var context = DictationContext()
+/// for await update in task.updates {
+///     context.apply(update)
+///     show(context.status, context.text)
+/// }
+/// ```
+public struct DictationContext: Sendable, Hashable {
+    /// Where the dictation is.
+    public var status: DictationStatus = .idle
+    /// The text so far: the latest partial result, then the final text (formatted).
+    public var text = ""
+    /// The final text, once ``status`` is ``DictationStatus/finished``.
+    public var finalText: String?
+    /// The final result, with confidence and segments.
+    public var result: RecognitionResult?
+
+    public init() {}
+
+    /// Takes one update of the dictation's task.
+    public mutating func apply(_ update: RecognitionUpdate) {
+        switch update {
+        case .state(.starting): status = .starting
+        case .state(.running): status = .recording
+        case .state(.finishing): status = .processing
+        case .state(.canceling): status = .failed(ServiceError(status: .canceled, message: "the dictation was cancelled"))
+        case .state: break
+        case .result(let result):
+            text = result.transcription
+            if result.isFinal {
+                finalText = result.transcription
+                self.result = result
+                status = .finished
+            }
+        case .failed(let error): status = .failed(error)
+        }
     }
 }
 
@@ -168,9 +246,11 @@ public final class HeedClient: Sendable {
         try start(.stream, options)
     }
 
-    /// Recognizes what Heed's microphone hears, for a client with none (not built yet in the
-    /// service: the task is refused with `unavailable`).
-    /// - Parameter options: The grammar and whether to report partial results.
+    /// Recognizes what Heed's microphone hears, for a client with none: the hand-off. The
+    /// service signals that it listens, records until the speaker stops, and also leaves the
+    /// result in shared storage (``DictationRecord``). Needs the client's speech-recognition
+    /// authorization and a `microphoneUsageDescription` in its manifest.
+    /// - Parameter options: The grammar or ``RecognitionOptions/dictation(contextualStrings:partialResults:)``.
     /// - Returns: The task.
     /// - Throws: ``ServiceError`` when the connection is closed.
     public func recognizeMicrophone(options: RecognitionOptions = .init()) throws -> RecognitionTask {
@@ -184,9 +264,11 @@ public final class HeedClient: Sendable {
             if let closed = state.closed { throw closed }
             state.tasks[id] = (continuation, false)
         }
+        let dictation = options.taskHint == .dictation
         let message = ClientMessage(
-            id: id, type: .recognize, source: source, grammar: options.grammar, partialResults: options.partialResults,
-            maxDuration: options.maxDuration)
+            id: id, type: .recognize, source: source, grammar: dictation ? nil : options.grammar, partialResults: options.partialResults,
+            maxDuration: options.maxDuration, taskHint: options.taskHint == .unspecified ? nil : options.taskHint,
+            contextualStrings: options.contextualStrings.isEmpty ? nil : options.contextualStrings)
         try send(message)
         return RecognitionTask(id: id, client: self, updates: updates)
     }

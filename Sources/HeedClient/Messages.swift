@@ -15,6 +15,13 @@ public enum HeedProtocol {
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/run/user/\(getuid())"
         return runtime + "/heed/heed.sock"
     }
+
+    /// Where the service leaves an app's last hand-off dictation (``DictationRecord``):
+    /// `$XDG_RUNTIME_DIR/heed/dictation/APP-ID/result.json`.
+    public static func dictationResultPath(appID: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let socket = defaultSocketPath(environment: environment)
+        return (socket as NSString).deletingLastPathComponent + "/dictation/\(appID)/result.json"
+    }
 }
 
 /// A message's id: the client chooses it (a string or an integer) and every reply echoes it.
@@ -53,7 +60,8 @@ public enum AudioSourceChoice: Sendable, Hashable, Codable {
     case file(String)
     /// Audio the client sends in `audio` messages: `"stream"`.
     case stream
-    /// Heed's own microphone: `"microphone"` (not built yet; answered with `unavailable`).
+    /// Heed's own microphone: `"microphone"`, the hand-off for a client without one
+    /// (the service records until the speaker stops; see docs/DICTATION.md).
     case microphone
 
     private enum Key: String, CodingKey { case file }
@@ -123,6 +131,26 @@ public enum GrammarChoice: Sendable, Hashable, Codable {
     }
 }
 
+/// What kind of speech a request expects, as `SFSpeechRecognitionTaskHint`.
+public struct TaskHint: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// Whatever the grammar allows (the default).
+    public static let unspecified = TaskHint(rawValue: "unspecified")
+    /// Free speech: a message, a note, a title. The language model replaces the grammar, and the
+    /// text is formatted (spoken punctuation, amounts in digits).
+    public static let dictation = TaskHint(rawValue: "dictation")
+    /// A short search query; recognized like `unspecified` for now.
+    public static let search = TaskHint(rawValue: "search")
+    /// A yes, a no, a short answer; recognized like `unspecified` for now.
+    public static let confirmation = TaskHint(rawValue: "confirmation")
+
+    /// The hints the service knows.
+    public static let all: [TaskHint] = [.unspecified, .dictation, .search, .confirmation]
+}
+
 /// One line from the client to the service.
 public struct ClientMessage: Sendable, Hashable, Codable {
     /// What a client message asks.
@@ -157,12 +185,17 @@ public struct ClientMessage: Sendable, Hashable, Codable {
     public var partialResults: Bool?
     /// `recognize`: the most audio, in seconds, the task takes (default 60).
     public var maxDuration: Double?
+    /// `recognize`: what kind of speech to expect (default `unspecified`); `dictation` takes no grammar.
+    public var taskHint: TaskHint?
+    /// `recognize` with `dictation`: phrases to expect, such as names; their words are added.
+    public var contextualStrings: [String]?
     /// `audio`: base64 of 16 kHz mono signed 16-bit little-endian samples.
     public var data: String?
 
     public init(
         id: MessageID, type: Kind, protocol: Int? = nil, source: AudioSourceChoice? = nil, grammar: GrammarChoice? = nil,
-        partialResults: Bool? = nil, maxDuration: Double? = nil, data: String? = nil
+        partialResults: Bool? = nil, maxDuration: Double? = nil, taskHint: TaskHint? = nil, contextualStrings: [String]? = nil,
+        data: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -171,6 +204,8 @@ public struct ClientMessage: Sendable, Hashable, Codable {
         self.grammar = grammar
         self.partialResults = partialResults
         self.maxDuration = maxDuration
+        self.taskHint = taskHint
+        self.contextualStrings = contextualStrings
         self.data = data
     }
 }
@@ -209,6 +244,10 @@ public struct ServiceStatus: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let unknownTask = ServiceStatus(rawValue: "unknownTask")
     /// The client speaks a protocol version the service does not.
     public static let unsupportedProtocol = ServiceStatus(rawValue: "unsupportedProtocol")
+    /// Heed's microphone heard no speech before its time limit (a hand-off).
+    public static let noSpeech = ServiceStatus(rawValue: "noSpeech")
+    /// The task was cancelled (a hand-off's record says so).
+    public static let canceled = ServiceStatus(rawValue: "canceled")
 }
 
 /// A recognition task's state, as `SFSpeechRecognitionTaskState`.
@@ -296,8 +335,12 @@ public struct ServiceMessage: Sendable, Hashable, Codable {
     public var rejected: Bool?
     /// `final`: other transcriptions, best first.
     public var alternatives: [AlternativeTranscription]?
-    /// `final`: the words with their times.
+    /// `final`: the words with their times (with `dictation`, as said, before formatting).
     public var segments: [TranscriptionSegment]?
+    /// `partial`, `final` with `dictation`: the words as said, before formatting.
+    public var spokenText: String?
+    /// `final` of a hand-off: the file the result was also written to (``DictationRecord``).
+    public var resultFile: String?
     /// `final` with the intents grammar: `{"intent": NAME, "parameters": {...}}`, or `null`.
     public var intent: JSONValue?
     /// `final`: seconds of audio recognized.
@@ -321,6 +364,41 @@ public struct ServiceMessage: Sendable, Hashable, Codable {
         var reply = ServiceMessage(id: id, type: .state)
         reply.state = state
         return reply
+    }
+}
+
+/// An app's last hand-off dictation, as the service leaves it in shared storage
+/// (``HeedProtocol/dictationResultPath(appID:environment:)``, mode 0600, replaced atomically):
+/// a client that went away reads it on return.
+public struct DictationRecord: Sendable, Hashable, Codable {
+    /// `recording`, `processing`, `finished` or `failed`.
+    public var status: String
+    /// The dictated text, formatted; empty until `finished`.
+    public var text: String
+    /// With `failed`: why, as a status (`noSpeech`, `unavailable`, `canceled`) and a sentence.
+    public var reason: String?
+    /// The probability, 0–1, that the text is right (`finished` only).
+    public var confidence: Double?
+    /// When the status was written (ISO 8601, UTC).
+    public var timestamp: String
+    /// The app the dictation was for.
+    public var appId: String
+
+    public init(status: String, text: String, reason: String? = nil, confidence: Double? = nil, timestamp: String, appId: String) {
+        self.status = status
+        self.text = text
+        self.reason = reason
+        self.confidence = confidence
+        self.timestamp = timestamp
+        self.appId = appId
+    }
+
+    /// Reads an app's last record.
+    /// - Parameter path: The file; default ``HeedProtocol/dictationResultPath(appID:environment:)``.
+    /// - Returns: The record, or `nil` when there is none (or it cannot be read).
+    public static func read(path: String) -> DictationRecord? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(DictationRecord.self, from: data)
     }
 }
 

@@ -92,17 +92,85 @@ public struct WordSegment: Sendable, Hashable, Codable {
     }
 }
 
-/// Turns audio into a ``RecognitionResult``.
-public protocol SpeechRecognizer {
-    /// Recognizes one complete utterance.
+/// Turns audio into a ``RecognitionResult`` with grammars it keeps by name.
+///
+/// What the listener drives: one utterance at a time (``recognize(_:)``), partial results
+/// while someone speaks (live decoding), a grammar for each dialog turn, and pronunciations
+/// for words registered while it runs. Not `Sendable`: a recognizer has one owner, which
+/// drives it from one thread. ``PocketSphinxRecognizer`` is Heed's; tests script their own.
+public protocol SpeechRecognizer: AnyObject {
+    /// Recognizes one complete utterance with the active grammar.
     ///
     /// - Parameter audio: mono audio at ``AudioBuffer/recognitionSampleRate``.
     /// - Returns: the result, possibly empty or rejected.
     /// - Throws: ``RecognizerError`` when the decoder fails.
-    mutating func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult
+    func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult
 
-    /// Whether `text` (lower-case words separated by spaces) is a sentence of the grammar.
+    /// Whether `text` (lower-case words separated by spaces) is a sentence of the active grammar.
     func accepts(_ text: String) -> Bool
+
+    // MARK: Grammars
+
+    /// The name of the grammar utterances are recognized with.
+    var activeGrammar: String { get }
+
+    /// Compiles a grammar and keeps it under its name, replacing one of that name.
+    ///
+    /// - Parameters:
+    ///   - grammar: the grammar.
+    ///   - activate: whether utterances are recognized with it from now on (a grammar that
+    ///     replaces the active one is active anyway).
+    /// - Throws: ``RecognizerError`` when it does not compile or a word has no pronunciation;
+    ///   the grammars loaded before stay as they were.
+    func loadGrammar(_ grammar: Grammar, activate: Bool) throws(RecognizerError)
+
+    /// Recognizes utterances with a grammar loaded before, from now on.
+    ///
+    /// - Throws: ``RecognizerError`` `.grammarInvalid` when no grammar has that name.
+    func activateGrammar(named name: String) throws(RecognizerError)
+
+    // MARK: Pronunciations
+
+    /// The pronunciation dictionary words are looked up in, for messages about missing words.
+    var dictionaryPath: String { get }
+
+    /// The words of `words` this recognizer cannot say.
+    func wordsWithoutPronunciation(_ words: [String]) throws(RecognizerError) -> [String]
+
+    /// Pronunciations (word → phones) for words of grammars loaded from now on; they win over
+    /// the dictionary's.
+    func addPronunciations(_ pronunciations: [String: [String]])
+
+    // MARK: Live decoding
+
+    /// Starts decoding an utterance as it is spoken, with the active grammar, for partial
+    /// results; the final result still comes from ``recognize(_:)`` on the whole utterance.
+    func startLiveDecoding() throws(RecognizerError)
+
+    /// Feeds the next chunk of the live utterance (samples at ``AudioBuffer/recognitionSampleRate``).
+    func decodeLive(_ chunk: [Int16]) throws(RecognizerError)
+
+    /// The live utterance's best words so far, possibly empty.
+    var liveHypothesis: String { get }
+
+    /// Ends live decoding, discarding its result.
+    func stopLiveDecoding()
+}
+
+extension SpeechRecognizer {
+    /// Compiles a grammar and keeps it under its name without making it active.
+    public func loadGrammar(_ grammar: Grammar) throws(RecognizerError) {
+        try loadGrammar(grammar, activate: false)
+    }
+}
+
+/// Turns text into speech.
+public protocol SpeechSynthesizer: Sendable {
+    /// Speaks `text`.
+    ///
+    /// - Returns: mono audio at the synthesizer's own rate.
+    /// - Throws: when the engine cannot speak it.
+    func synthesize(_ text: String) throws -> AudioBuffer
 }
 
 /// A grammar as a word graph: states, and arcs that each say one word.
@@ -139,5 +207,15 @@ public struct WordGraph: Sendable, Hashable {
         self.start = start
         self.finals = finals
         self.arcs = arcs
+    }
+
+    /// Whether the graph says exactly these words, start to a final state.
+    public func accepts(_ words: [String]) -> Bool {
+        var states: Set<Int> = [start]
+        for word in words {
+            states = Set(arcs.lazy.filter { states.contains($0.from) && $0.word == word }.map(\.to))
+            if states.isEmpty { return false }
+        }
+        return !states.isDisjoint(with: finals)
     }
 }

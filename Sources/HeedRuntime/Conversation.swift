@@ -4,6 +4,7 @@ public import HeedIntents
 public import HeedPluginProtocol
 public import HeedPlugins
 public import Logging
+public import HeedState
 
 /// The person on the other side of a conversation: asked questions, told results.
 ///

@@ -1,6 +1,6 @@
 public import HeedCore
 public import HeedIntents
-public import HeedSpeech
+import HeedSpeech
 
 /// The small grammar one dialog turn is recognized with: only the answers that turn can use.
 ///

@@ -1,4 +1,4 @@
-import HeedCore
+public import HeedCore
 public import HeedIntents
 public import HeedSpeech
 

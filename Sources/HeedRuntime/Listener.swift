@@ -6,6 +6,7 @@ public import HeedSpeech
 public import Logging
 import Foundation
 import Synchronization
+public import HeedState
 
 /// One thing the listener noticed or did, as `heed listen --json` prints it (one object a line).
 public struct ListenerEvent: Sendable, Encodable {
@@ -113,7 +114,8 @@ public actor Listener {
 
     private let configuration: Configuration
     private let source: any AudioSource
-    private let recognizer: PocketSphinxRecognizer
+    private let recognizer: any SpeechRecognizer
+    private let synthesizer: any SpeechSynthesizer
     private let speaker: (any AudioSink)?
     private let catalog: IntentCatalog
     /// The catalog without the contextual intents that are not active (``IntentCatalog/inContext(_:)``):
@@ -150,6 +152,7 @@ public actor Listener {
     /// - Parameters:
     ///   - source: the microphone or a file; the listener owns it from now on.
     ///   - recognizer: a recognizer whose active grammar is the command grammar.
+    ///   - synthesizer: speaks the responses.
     ///   - speaker: where spoken responses go; `nil` never speaks.
     ///   - catalog: the intents; the command grammar the recognizer has was compiled from them
     ///     without their contextual intents (`catalog.inContext([])`), and follows what is going on
@@ -163,7 +166,8 @@ public actor Listener {
     ///   - emit: receives every event.
     public init(
         source: sending any AudioSource,
-        recognizer: sending PocketSphinxRecognizer,
+        recognizer: sending any SpeechRecognizer,
+        synthesizer: any SpeechSynthesizer = EspeakSynthesizer(),
         speaker: sending (any AudioSink)?,
         catalog: IntentCatalog,
         vocabulary: VocabularySnapshot,
@@ -176,6 +180,7 @@ public actor Listener {
     ) {
         self.source = source
         self.recognizer = recognizer
+        self.synthesizer = synthesizer
         self.commandGrammar = recognizer.activeGrammar
         self.speaker = speaker
         self.catalog = catalog
@@ -545,9 +550,9 @@ public actor Listener {
             return
         }
         do {
-            let speech = try GraphemeToPhoneme.synthesize(text: text)
+            let speech = try synthesizer.synthesize(text)
             try speaker.play(speech.samples, sampleRate: speech.sampleRate)
-            let seconds = Double(speech.samples.count) / Double(speech.sampleRate)
+            let seconds = speech.duration
             try source.discard(seconds: seconds)
             recognizer.stopLiveDecoding()
             endpointer.reset()

@@ -117,7 +117,7 @@ public struct WakePhraseSpotter: Sendable {
     ///   - recognizer: The recognizer that will spot.
     ///   - commands: The command grammar; it must be a word graph.
     /// - Throws: ``RecognizerError`` when the grammar is no word graph or a word has no pronunciation.
-    public func load(into recognizer: PocketSphinxRecognizer, commands: Grammar) throws(RecognizerError) {
+    public func load(into recognizer: any SpeechRecognizer, commands: Grammar) throws(RecognizerError) {
         guard let graph = commands.wordGraph else {
             throw RecognizerError(.grammarInvalid, "the command grammar is not a word graph; a wake phrase needs one")
         }
@@ -140,7 +140,7 @@ public struct WakePhraseSpotter: Sendable {
     ///   - grammar: The grammar to leave active afterwards.
     /// - Returns: What was spotted.
     /// - Throws: ``RecognizerError`` when decoding fails.
-    public func spot(_ utterance: AudioBuffer, with recognizer: PocketSphinxRecognizer, thenActivate grammar: String) throws(RecognizerError)
+    public func spot(_ utterance: AudioBuffer, with recognizer: any SpeechRecognizer, thenActivate grammar: String) throws(RecognizerError)
         -> Spotting
     {
         try recognizer.activateGrammar(named: Self.wakeGrammar)

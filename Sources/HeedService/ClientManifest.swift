@@ -27,15 +27,21 @@ public struct ClientManifest: Sendable, Hashable {
     /// Why the client wants speech recognition (Apple's `NSSpeechRecognitionUsageDescription`).
     /// Without it the client cannot ask, and is refused with `noUsageDescription`.
     public var speechRecognitionUsageDescription: String?
-    /// Why the client wants Heed's microphone (`NSMicrophoneUsageDescription`).
+    /// Why the client wants Heed's microphone (`NSMicrophoneUsageDescription`): a hand-off
+    /// needs it.
     public var microphoneUsageDescription: String?
+    /// The command run when a hand-off's result is ready and the client is no longer connected
+    /// (the "return to the keyboard" step): the program and its arguments, run with
+    /// `HEED_DICTATION_RESULT` set to the result file. `nil`: the client reads the file itself.
+    public var dictationCallback: [String]?
     /// The folder holding `client.json`.
     public var directory: URL
 
     /// The file name of a client manifest.
     public static let fileName = "client.json"
 
-    static let keys: Set<String> = ["appId", "displayName", "executable", "speechRecognitionUsageDescription", "microphoneUsageDescription"]
+    static let keys: Set<String> = ["appId", "displayName", "executable", "speechRecognitionUsageDescription", "microphoneUsageDescription", "dictationCallback",
+    ]
 
     /// The manifest file.
     public var file: URL { directory.appendingPathComponent(Self.fileName) }
@@ -82,10 +88,21 @@ public struct ClientManifest: Sendable, Hashable {
             }
             return DisplayText.sanitized(text)
         }
+        var callback: [String]?
+        if let node = object["dictationCallback"] {
+            let items = try reader.array(node, "'dictationCallback'")
+            guard !items.isEmpty else {
+                throw reader.error("'dictationCallback' must be a list of strings: the program and its arguments", at: node.location)
+            }
+            callback = try items.map { try reader.string($0, "an item of 'dictationCallback'") }
+            guard callback?.first?.hasPrefix("/") == true else {
+                throw reader.error("'dictationCallback' must start with an absolute path to the program", at: node.location)
+            }
+        }
         return ClientManifest(
             appID: appID, displayName: DisplayText.sanitized(displayName), executable: executable,
             speechRecognitionUsageDescription: try description("speechRecognitionUsageDescription"),
-            microphoneUsageDescription: try description("microphoneUsageDescription"),
+            microphoneUsageDescription: try description("microphoneUsageDescription"), dictationCallback: callback,
             directory: url.deletingLastPathComponent())
     }
 }

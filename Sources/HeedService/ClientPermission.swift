@@ -1,7 +1,7 @@
 public import Foundation
 import HeedClient
-public import HeedRuntime
 import Glibc
+public import HeedState
 
 /// Who is at the other end of a connection, as the kernel says: never what the client claims.
 struct ClientIdentity: Sendable {

@@ -118,7 +118,8 @@ final class Connection: Sendable {
             closeWhenUnused(&state)
             return Array(state.tasks.values)
         }
-        // A client that goes away cancels its tasks; the last one to end closes the descriptor.
+        // A client that goes away cancels its tasks (a hand-off goes on, for the shared storage);
+        // the last one to end closes the descriptor.
         for task in tasks { task.cancel(silently: true) }
         service.emit(event("disconnected"))
     }
@@ -188,13 +189,22 @@ final class Connection: Sendable {
         case .status(let status, let text): return refuse(message.id, status, text ?? "speech recognition is not authorized")
         }
         guard let source = message.source else {
-            return send(.error(message.id, .malformed, "'recognize' needs a 'source': {\"file\": PATH} or \"stream\""))
+            return send(.error(message.id, .malformed, "'recognize' needs a 'source': {\"file\": PATH}, \"stream\" or \"microphone\""))
         }
-        if case .microphone = source {
+        let hint = message.taskHint ?? .unspecified
+        guard TaskHint.all.contains(hint) else {
             return send(
-                .error(
-                    message.id, .unavailable,
-                    "recognizing from Heed's microphone is not built yet: send a file or stream your own audio"))
+                .error(message.id, .malformed, "unknown 'taskHint' '\(hint)': expected \(TaskHint.all.map(\.rawValue).joined(separator: ", "))"))
+        }
+        let contextualStrings = message.contextualStrings ?? []
+        if hint == .dictation, message.grammar != nil {
+            return send(.error(message.id, .malformed, "a 'dictation' task takes no 'grammar': it recognizes free speech"))
+        }
+        if hint != .dictation, !contextualStrings.isEmpty {
+            return send(.error(message.id, .malformed, "'contextualStrings' go with \"taskHint\": \"dictation\""))
+        }
+        guard contextualStrings.count <= 100, contextualStrings.allSatisfy({ $0.count <= 100 }) else {
+            return send(.error(message.id, .malformed, "'contextualStrings' may hold 100 phrases of at most 100 characters"))
         }
         if case .file(let path) = source, !path.hasPrefix("/") {
             return send(.error(message.id, .malformed, "'source.file' must be an absolute path, not '\(path)'"))
@@ -206,25 +216,35 @@ final class Connection: Sendable {
         guard !service.isStopping else {
             return send(.error(message.id, .unavailable, "the service is stopping; try again when it is back"))
         }
+        var handoff: Handoff?
+        if case .microphone = source {
+            switch Handoff.check(identity, service: service) {
+            case .failure(let refusal): return refuse(message.id, refusal.status, refusal.message)
+            case .success(let checked): handoff = checked
+            }
+        }
         let inUse = state.withLock { $0.tasks[message.id] != nil }
         guard !inUse else {
             return send(.error(message.id, .unknownTask, "task \(message.id) is still running on this connection; give each task a new id"))
         }
         guard service.reserveTask() else {
+            handoff?.release()
             return send(
                 .error(
                     message.id, .busy,
                     "the service runs \(service.configuration.maximumTasks) recognition tasks already (its --max-tasks); try again shortly"))
         }
+        let kind: Recognizers.Kind = hint == .dictation ? .dictation(contextualStrings: contextualStrings) : .grammar(message.grammar ?? .intents)
         let task = RecognitionRun(
-            id: message.id, source: source, grammar: message.grammar ?? .intents, partialResults: message.partialResults ?? false,
-            maxSamples: Int(maxDuration * 16_000), connection: self)
+            id: message.id, source: source, kind: kind, partialResults: message.partialResults ?? false,
+            maxSamples: Int(maxDuration * 16_000), handoff: handoff, connection: self)
         let added = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.tasks[message.id] = task
             return true
         }
         guard added else {
+            handoff?.release()
             service.releaseTask()
             return
         }

@@ -1,4 +1,5 @@
 public import HeedClient
+import Foundation
 
 /// A speech-recognition status and, unless authorized, the sentence that explains it.
 public struct PermissionAnswer: Sendable, Hashable {

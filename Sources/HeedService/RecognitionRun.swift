@@ -21,10 +21,12 @@ final class RecognitionRun: @unchecked Sendable {
 
     let id: MessageID
     let source: AudioSourceChoice
-    let grammar: GrammarChoice
+    let kind: Recognizers.Kind
     let partialResults: Bool
     /// The most samples the task takes (`maxDuration` × 16 000).
     let maxSamples: Int
+    /// For `source: "microphone"`: the hand-off, its microphone reserved.
+    let handoff: Handoff?
     private let connection: Connection
 
     // Guarded by `condition`.
@@ -34,12 +36,16 @@ final class RecognitionRun: @unchecked Sendable {
     /// Samples between partial results at least: 250 ms.
     static let partialInterval = AudioBuffer.recognitionSampleRate / 4
 
-    init(id: MessageID, source: AudioSourceChoice, grammar: GrammarChoice, partialResults: Bool, maxSamples: Int, connection: Connection) {
+    init(
+        id: MessageID, source: AudioSourceChoice, kind: Recognizers.Kind, partialResults: Bool, maxSamples: Int, handoff: Handoff?,
+        connection: Connection
+    ) {
         self.id = id
         self.source = source
-        self.grammar = grammar
+        self.kind = kind
         self.partialResults = partialResults
         self.maxSamples = maxSamples
+        self.handoff = handoff
         self.connection = connection
     }
 
@@ -73,6 +79,10 @@ final class RecognitionRun: @unchecked Sendable {
     // MARK: The task
 
     private var silent = false
+    /// A hand-off whose client went away: it goes on, for the shared storage and the callback.
+    private var clientGone = false
+    /// When the microphone heard the speaker stop (a hand-off), for the latency in the log.
+    private var speechEndedAt: ContinuousClock.Instant?
 
     private func send(_ message: ServiceMessage) {
         if !silent { connection.send(message) }
@@ -89,6 +99,10 @@ final class RecognitionRun: @unchecked Sendable {
     private func run() {
         setState(.starting)
         recognize()
+        if let handoff {
+            if clientGone { handoff.runCallback() }
+            handoff.release()
+        }
         // The task's place is free before the client hears `completed`: its next request may take it.
         connection.ended(self)
         setState(.completed)
@@ -98,32 +112,52 @@ final class RecognitionRun: @unchecked Sendable {
     private func recognize() {
         let lease: Recognizers.Lease
         do {
-            lease = try connection.service.recognizers.checkOut(grammar)
+            lease = try connection.service.recognizers.checkOut(kind)
         } catch {
-            send(.error(id, error.status, error.message))
+            fail(error.status, error.message)
             return
         }
         defer { connection.service.recognizers.checkIn(lease) }
-        setState(.running)
         let outcome: Outcome
         switch source {
-        case .file(let path): outcome = runFile(path, lease)
-        default: outcome = runStream(lease)
+        case .file(let path):
+            setState(.running)
+            outcome = runFile(path, lease)
+        case .microphone:
+            outcome = runMicrophone(lease)
+        case .stream:
+            setState(.running)
+            outcome = runStream(lease)
         }
         switch outcome {
         case .finish(let samples):
             setState(.finishing)
+            handoff?.store("processing")
             finalResult(samples, lease)
+        case .decoded(let result):
+            setState(.finishing)
+            handoff?.store("processing")
+            sendFinal(result, lease)
         case .cancel(let silently):
             silent = silent || silently
             setState(.canceling)
+            handoff?.store("failed", reason: "canceled: the client cancelled the hand-off")
         case .failed(let status, let message):
-            send(.error(id, status, message))
+            fail(status, message)
         }
+    }
+
+    /// Sends an error; a hand-off's record says `failed` with the status and sentence.
+    private func fail(_ status: ServiceStatus, _ message: String) {
+        send(.error(id, status, message))
+        handoff?.store("failed", reason: "\(status.rawValue): \(message)")
+        handoff?.log("failed: \(status.rawValue)", state: "failed")
     }
 
     private enum Outcome {
         case finish([Int16])
+        /// Decoded live as the audio came (a hand-off).
+        case decoded(HeedCore.RecognitionResult)
         case cancel(silently: Bool)
         case failed(ServiceStatus, String)
     }
@@ -174,10 +208,92 @@ final class RecognitionRun: @unchecked Sendable {
         }
     }
 
+    /// Records from Heed's microphone for a hand-off: the device is opened, the user is told
+    /// that Heed listens, and the endpointer (natural pauses allowed) finds where the speaker
+    /// stops. A client that goes away does not stop it.
+    private func runMicrophone(_ lease: Recognizers.Lease) -> Outcome {
+        guard let handoff else { return .failed(.unavailable, "no microphone was reserved") }
+        let capture: ALSACapture
+        do {
+            capture = try ALSACapture(device: handoff.device)
+        } catch {
+            return .failed(.unavailable, "Heed's microphone (\(handoff.device)) cannot be opened: \(error.description)")
+        }
+        handoff.signalListening()
+        try? capture.discard(seconds: 0)
+        setState(.running)
+        handoff.store("recording")
+        handoff.log("recording for \(handoff.appID) on \(handoff.device)", state: "recording")
+        let seconds = Double(maxSamples) / Double(AudioBuffer.recognitionSampleRate)
+        var endpointer = Endpointer(configuration: .dictation(maximumUtterance: seconds))
+        // The speech is decoded as it comes, so that the text is ready as soon as the speaker
+        // stops (docs/DICTATION.md, "Hand-off latency"); partial results come from the same pass.
+        guard var live = PartialResults(lease) else { return .failed(.unavailable, "cannot load a decoder for the microphone") }
+        defer { live.stop() }
+        var decodedForPartials = 0
+        var heardSpeech = false
+        let noSpeechTimeout = min(seconds, connection.service.configuration.noSpeechTimeout)
+        while true {
+            while let input = take(waiting: false) {
+                switch input {
+                case .cancel(silently: true):
+                    // The client went away: the hand-off goes on, for the shared storage.
+                    silent = true
+                    clientGone = true
+                case .cancel: return .cancel(silently: false)
+                case .finish:
+                    // Stop now: what was said so far.
+                    let samples = endpointer.currentSamples
+                    return samples.isEmpty ? .failed(.noSpeech, "the hand-off was finished before anything was said") : .finish(samples)
+                case .audio: break  // the microphone is the source
+                }
+            }
+            let chunk: [Int16]
+            do {
+                chunk = try capture.read(maximumFrames: 1024)
+            } catch {
+                return .failed(.unavailable, "Heed's microphone failed: \(error.description)")
+            }
+            for event in endpointer.process(chunk) {
+                switch event {
+                case .speechStarted: heardSpeech = true
+                case .speechEnded(let utterance) where utterance.ending == .tooShort:
+                    // A click or a cough: listen on.
+                    live.stop()
+                    live = PartialResults(live.recognizer)
+                    decodedForPartials = 0
+                case .speechEnded:
+                    speechEndedAt = .now
+                    do {
+                        return .decoded(try live.finish())
+                    } catch {
+                        return .failed(.unavailable, "decoding failed: \(error)")
+                    }
+                default: break
+                }
+            }
+            if endpointer.inSpeech {
+                let samples = endpointer.currentSamples
+                if samples.count > decodedForPartials {
+                    if let text = live.decode(Array(samples[decodedForPartials...])), partialResults { sendPartial(text) }
+                    decodedForPartials = samples.count
+                }
+            }
+            if !heardSpeech, !endpointer.inSpeech, endpointer.position >= noSpeechTimeout {
+                return .failed(.noSpeech, "Heed's microphone heard no speech in \(Int(noSpeechTimeout)) seconds")
+            }
+        }
+    }
+
     private func sendPartial(_ text: String) {
         var message = ServiceMessage(id: id, type: .partial)
         message.isFinal = false
-        message.transcription = text
+        if kind.isDictation {
+            message.transcription = DictationText.format(text)
+            message.spokenText = text
+        } else {
+            message.transcription = text
+        }
         send(message)
     }
 
@@ -186,12 +302,17 @@ final class RecognitionRun: @unchecked Sendable {
         do {
             result = try connection.service.recognizers.finalResult(samples, with: lease)
         } catch {
-            send(.error(id, .unavailable, "decoding failed: \(error)"))
+            fail(.unavailable, "decoding failed: \(error)")
             return
         }
+        sendFinal(result, lease)
+    }
+
+    private func sendFinal(_ result: HeedCore.RecognitionResult, _ lease: Recognizers.Lease) {
         var message = ServiceMessage(id: id, type: .final)
         message.isFinal = true
-        message.transcription = result.text
+        message.transcription = kind.isDictation ? DictationText.format(result.text) : result.text
+        if kind.isDictation { message.spokenText = result.text }
         message.confidence = result.confidence
         message.rejected = result.rejected
         message.alternatives = result.alternatives.map { AlternativeTranscription(transcription: $0.text) }
@@ -203,7 +324,18 @@ final class RecognitionRun: @unchecked Sendable {
             let match = parser.parse(result.text).first
             message.intent = match.flatMap { try? MessageCoding.decode(JSONValue.self, from: Array($0.jsonText.utf8)) } ?? .null
         }
+        if let handoff {
+            message.resultFile = handoff.resultFile.path
+            handoff.store("finished", text: message.transcription ?? "", confidence: result.confidence)
+        }
         send(message)
+        if let handoff {
+            let milliseconds = speechEndedAt.map { instant in
+                let (seconds, attoseconds) = (ContinuousClock.now - instant).components
+                return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            }
+            handoff.log("result sent\(clientGone ? " to the shared storage (the client is gone)" : "")", state: "finished", milliseconds: milliseconds)
+        }
         // The service's log says that a result went out, never what was said.
         var event = connection.event("final")
         event.task = id.description
@@ -223,6 +355,18 @@ package struct PartialResults {
     package init?(_ lease: Recognizers.Lease) {
         guard let recognizer = try? lease.liveRecognizer() else { return nil }
         self.recognizer = recognizer
+    }
+
+    /// Partial results of a new utterance on the same decoder.
+    init(_ recognizer: PocketSphinxRecognizer) {
+        self.recognizer = recognizer
+    }
+
+    /// Ends the live pass and returns its result (``PocketSphinxRecognizer/finishLiveDecoding()``).
+    mutating func finish() throws(RecognizerError) -> HeedCore.RecognitionResult {
+        guard started else { throw RecognizerError(.decodeFailed, "nothing was decoded") }
+        started = false
+        return try recognizer.finishLiveDecoding()
     }
 
     /// Decodes a chunk; returns a partial result when one is due.

@@ -3,7 +3,9 @@ public import HeedAudio
 package import HeedClient
 public import HeedIntents
 public import HeedSpeech
-package import HeedCore
+public import HeedCore
+public import HeedState
+import HeedRuntime
 public import Logging
 import Synchronization
 
@@ -29,12 +31,19 @@ public final class Recognizers: Sendable {
         public var denoise: DenoiseMode
         /// The suppressor's settings.
         public var denoiseSettings: NoiseSuppressor.Settings
+        /// The decoder configuration of dictation (the language model); `nil`: no dictation.
+        public var dictationConfiguration: PocketSphinxRecognizer.Configuration?
+        /// The registered vocabulary, whose words dictation adds to the language model.
+        public var vocabulary: VocabularySnapshot
 
         public init(
             intentsGrammar: Grammar?, parser: IntentParser?, intentsConfiguration: PocketSphinxRecognizer.Configuration,
             grammarConfiguration: PocketSphinxRecognizer.Configuration, grammarsFolder: URL?, denoise: DenoiseMode = .off,
-            denoiseSettings: NoiseSuppressor.Settings = .init()
+            denoiseSettings: NoiseSuppressor.Settings = .init(), dictationConfiguration: PocketSphinxRecognizer.Configuration? = nil,
+            vocabulary: VocabularySnapshot = .empty
         ) {
+            self.dictationConfiguration = dictationConfiguration
+            self.vocabulary = vocabulary
             self.denoise = denoise
             self.denoiseSettings = denoiseSettings
             self.intentsGrammar = intentsGrammar
@@ -86,6 +95,18 @@ public final class Recognizers: Sendable {
         }
     }
 
+    /// What a task recognizes with.
+    package enum Kind: Sendable, Hashable {
+        /// A grammar: the intents, a named one, or the client's phrases.
+        case grammar(GrammarChoice)
+        /// Dictation, with the request's contextual strings.
+        case dictation(contextualStrings: [String])
+
+        var isDictation: Bool {
+            if case .dictation = self { true } else { false }
+        }
+    }
+
     /// Why a grammar cannot be used.
     package struct Refusal: Error {
         package var status: ServiceStatus
@@ -131,8 +152,8 @@ public final class Recognizers: Sendable {
 
     /// Checks out a decoder for a grammar, loading one when none is idle.
     /// - Throws: ``Refusal`` for an unknown grammar or words without a pronunciation.
-    package func checkOut(_ choice: GrammarChoice) throws(Refusal) -> Lease {
-        let key = Self.key(choice)
+    package func checkOut(_ kind: Kind) throws(Refusal) -> Lease {
+        let key = Self.key(kind)
         let (setup, generation, idle) = pool.withLock { pool in
             (pool.setup, pool.generation, key.flatMap { pool.idle[$0]?.popLast() })
         }
@@ -140,18 +161,24 @@ public final class Recognizers: Sendable {
         let grammar: Grammar
         let configuration: PocketSphinxRecognizer.Configuration
         var parser: IntentParser?
-        switch choice {
-        case .intents:
+        switch kind {
+        case .dictation(let contextualStrings):
+            guard let dictation = setup.dictationConfiguration else {
+                throw Refusal(status: .unavailable, message: "this service was started without dictation")
+            }
+            grammar = .dictation(vocabulary: setup.vocabulary, contextualStrings: contextualStrings)
+            configuration = dictation
+        case .grammar(.intents):
             guard let intents = setup.intentsGrammar else {
                 throw Refusal(status: .unavailable, message: "this service was started without intents; ask for a grammar or phrases")
             }
             grammar = intents
             configuration = setup.intentsConfiguration
             parser = setup.parser
-        case .named(let name):
+        case .grammar(.named(let name)):
             grammar = try named(name)
             configuration = setup.grammarConfiguration
-        case .phrases(let phrases):
+        case .grammar(.phrases(let phrases)):
             grammar = try Self.phraseGrammar(phrases, dictionaryPath: setup.grammarConfiguration.dictionaryPath)
             configuration = setup.grammarConfiguration
         }
@@ -184,12 +211,14 @@ public final class Recognizers: Sendable {
         return try lease.recognizer.recognize(audio)
     }
 
-    /// Decoders of phrase lists are not kept: each client's list is its own.
-    private static func key(_ choice: GrammarChoice) -> String? {
-        switch choice {
-        case .intents: "intents"
-        case .named(let name): "grammar:" + name
-        case .phrases: nil
+    /// Decoders of phrase lists, and of dictation with contextual strings, are not kept: each
+    /// client's list is its own.
+    private static func key(_ kind: Kind) -> String? {
+        switch kind {
+        case .grammar(.intents): "intents"
+        case .grammar(.named(let name)): "grammar:" + name
+        case .grammar(.phrases): nil
+        case .dictation(let contextualStrings): contextualStrings.isEmpty ? "dictation" : nil
         }
     }
 

@@ -18,11 +18,12 @@ public struct ServiceEvent: Sendable, Encodable {
     public var appId: String?
     /// `task`: the task's id and its new state.
     public var task: String?
+    /// How long something took, in milliseconds: for `handoff`, from the end the microphone
+    /// heard to the result sent; for the Wyoming door, decoding a transcript.
+    public var milliseconds: Double?
     public var state: String?
     public var status: String?
     public var message: String?
-    /// How long something took (the Wyoming door's decoding of a transcript), in milliseconds.
-    public var milliseconds: Double?
 
     /// Creates an event.
     public init(_ event: String) { self.event = event }
@@ -139,14 +140,30 @@ public final class SpeechService: Service, Sendable {
         public var maximumTasks: Int
         /// The longest audio a task takes when the client does not say, in seconds.
         public var defaultMaxDuration: Double
-        /// Whether the service owns a microphone (not built yet: always false).
-        public var microphone: Bool
+        /// The ALSA capture device of Heed's microphone, for hand-offs; `nil`: no microphone
+        /// (requests for it get `unavailable`).
+        public var microphoneDevice: String?
+        /// The ALSA device the "listening" sound of a hand-off is played on; `nil`: no sound.
+        public var signalDevice: String?
+        /// Where hand-off results are left: `FOLDER/APP-ID/result.json`; by default
+        /// `$XDG_RUNTIME_DIR/heed/dictation`, whatever the socket.
+        public var dictationFolder: String
+        /// Seconds a hand-off waits for speech before it ends with `noSpeech`.
+        public var noSpeechTimeout: Double
 
-        public init(version: String, maximumTasks: Int = 4, defaultMaxDuration: Double = 60, microphone: Bool = false) {
+        public init(
+            version: String, maximumTasks: Int = 4, defaultMaxDuration: Double = 60, microphoneDevice: String? = nil,
+            signalDevice: String? = nil,
+            dictationFolder: String? = nil,
+            noSpeechTimeout: Double = 8
+        ) {
             self.version = version
             self.maximumTasks = maximumTasks
             self.defaultMaxDuration = defaultMaxDuration
-            self.microphone = microphone
+            self.microphoneDevice = microphoneDevice
+            self.signalDevice = signalDevice
+            self.dictationFolder = dictationFolder ?? (HeedProtocol.defaultSocketPath() as NSString).deletingLastPathComponent + "/dictation"
+            self.noSpeechTimeout = noSpeechTimeout
         }
     }
 
@@ -155,6 +172,8 @@ public final class SpeechService: Service, Sendable {
         var nextConnection = 1
         var runningTasks = 0
         var stopping = false
+        /// The app Heed's microphone records for, during a hand-off.
+        var microphoneUser: String?
     }
 
     let socket: ListeningSocket
@@ -253,6 +272,20 @@ public final class SpeechService: Service, Sendable {
             state.runningTasks += 1
             return true
         }
+    }
+
+    /// Takes Heed's microphone for a hand-off, or returns the app it records for now.
+    func reserveMicrophone(for appID: String) -> String? {
+        state.withLock { state in
+            if let user = state.microphoneUser { return user }
+            state.microphoneUser = appID
+            return nil
+        }
+    }
+
+    /// Gives Heed's microphone back.
+    func releaseMicrophone() {
+        state.withLock { $0.microphoneUser = nil }
     }
 
     /// Gives a task's place back.

@@ -1,5 +1,4 @@
-internal import CEspeakNG
-public import Foundation
+import Foundation
 public import HeedCore
 import Synchronization
 
@@ -174,11 +173,9 @@ public enum GraphemeToPhoneme {
         "ZH": "Z", "SIL": "_",
     ]
 
-    /// Speaks ARPAbet phones with espeak-ng (en-us voice), in process.
+    /// espeak-ng's phoneme input for ARPAbet phones (`[[…]]`), the first vowel of each word stressed.
     /// - Parameter words: One phone list per word.
-    /// - Returns: 16-bit mono samples and their rate (22,050 Hz).
-    /// - Throws: ``PronunciationError`` `synthesis` when espeak-ng fails.
-    public static func synthesize(words: [[String]]) throws -> (samples: [Int16], sampleRate: Int) {
+    static func espeakPhonemeInput(_ words: [[String]]) -> String {
         let vowels: Set<String> = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
         let text = words.map { phones -> String in
             var stressed = false
@@ -191,35 +188,7 @@ public enum GraphemeToPhoneme {
                 return name
             }.joined()
         }.joined(separator: " ")
-        return try Espeak.shared.withLock { engine in try engine.synthesize("[[\(text)]]", phonemeInput: true) }
-    }
-
-    /// Speaks text with espeak-ng (en-us voice), in process.
-    /// - Parameter text: The text.
-    /// - Returns: 16-bit mono samples and their rate.
-    /// - Throws: ``PronunciationError`` `synthesis` when espeak-ng fails.
-    public static func synthesize(text: String) throws -> (samples: [Int16], sampleRate: Int) {
-        try Espeak.shared.withLock { engine in try engine.synthesize(text, phonemeInput: false) }
-    }
-
-    /// A canonical 16-bit mono WAV file of samples.
-    public static func wavData(samples: [Int16], sampleRate: Int) -> Data {
-        var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8))
-        append(UInt32(36 + samples.count * 2))
-        data.append(contentsOf: Array("WAVEfmt ".utf8))
-        append(UInt32(16))
-        append(UInt16(1))
-        append(UInt16(1))
-        append(UInt32(sampleRate))
-        append(UInt32(sampleRate * 2))
-        append(UInt16(2))
-        append(UInt16(16))
-        data.append(contentsOf: Array("data".utf8))
-        append(UInt32(samples.count * 2))
-        for sample in samples { append(sample) }
-        return data
+        return "[[\(text)]]"
     }
 }
 
@@ -261,71 +230,4 @@ public struct Pronouncer: Sendable {
         }
         return result
     }
-}
-
-// MARK: - libespeak-ng
-
-/// The process-wide espeak-ng instance. Every `espeak_*` call of Heed is in this type.
-final class Espeak: @unchecked Sendable {
-    /// Initialised on first use, never terminated.
-    static let shared = Mutex(Espeak())
-
-    private var initialized = false
-    private var sampleRate = 22_050
-
-    private init() {}
-
-    /// The corresponding C function is `espeak_Initialize`, with `AUDIO_OUTPUT_SYNCHRONOUS`.
-    private func initialize() -> Bool {
-        if initialized { return true }
-        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
-        guard rate > 0 else { return false }
-        sampleRate = Int(rate)
-        guard espeak_SetVoiceByName("en-us") == EE_OK else { return false }
-        espeak_SetSynthCallback(synthesisCallback)
-        initialized = true
-        return true
-    }
-
-    /// The corresponding C function is `espeak_TextToPhonemes` (ASCII names, `_` between phonemes).
-    func textToPhonemes(_ text: String) -> String {
-        guard initialize() else { return "" }
-        let mode = Int32(UInt8(ascii: "_")) << 8
-        var parts: [String] = []
-        text.withCString { start in
-            var pointer: UnsafeRawPointer? = UnsafeRawPointer(start)
-            while pointer != nil {
-                guard let result = espeak_TextToPhonemes(&pointer, espeakCHARS_UTF8, mode) else { break }
-                let part = String(cString: result)
-                if !part.isEmpty { parts.append(part) }
-            }
-        }
-        return parts.joined(separator: " ")
-    }
-
-    /// The corresponding C function is `espeak_Synth`.
-    func synthesize(_ text: String, phonemeInput: Bool) throws -> (samples: [Int16], sampleRate: Int) {
-        guard initialize() else { throw PronunciationError(.synthesis, "espeak-ng could not be initialised (is espeak-ng-data installed?)") }
-        let sink = SampleSink()
-        let flags = UInt32(espeakCHARS_UTF8) | (phonemeInput ? UInt32(espeakPHONEMES) : 0)
-        let status = text.withCString { start in
-            espeak_Synth(start, strlen(start) + 1, 0, POS_CHARACTER, 0, flags, nil, Unmanaged.passUnretained(sink).toOpaque())
-        }
-        withExtendedLifetime(sink) {}
-        guard status == EE_OK else { throw PronunciationError(.synthesis, "espeak-ng could not synthesize \(text)") }
-        return (sink.samples, sampleRate)
-    }
-}
-
-/// Collects the samples of one `espeak_Synth` call.
-private final class SampleSink {
-    var samples: [Int16] = []
-}
-
-/// The synth callback: appends the chunk to the call's ``SampleSink`` (its `user_data`).
-private func synthesisCallback(_ samples: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
-    guard let samples, count > 0, let userData = events?.pointee.user_data else { return 0 }
-    let sink = Unmanaged<SampleSink>.fromOpaque(userData).takeUnretainedValue()
-    sink.samples.append(contentsOf: UnsafeBufferPointer(start: samples, count: Int(count)))
-    return 0
 }

@@ -2,34 +2,7 @@ public import HeedCore
 public import Logging
 import Foundation
 
-/// A grammar to recognize with: JSGF text, or a word graph built by Heed.
-public struct Grammar: Sendable, Hashable {
-    enum Source: Sendable, Hashable {
-        case jsgf(String)
-        case wordGraph(WordGraph)
-    }
-
-    /// A name for messages.
-    public var name: String
-    let source: Source
-
-    /// Creates a grammar from JSGF text; all public rules are accepted.
-    public init(name: String, jsgf: String) {
-        self.name = name
-        self.source = .jsgf(jsgf)
-    }
-
-    /// Creates a grammar from a word graph.
-    public init(name: String, wordGraph: WordGraph) {
-        self.name = name
-        self.source = .wordGraph(wordGraph)
-    }
-
-    /// The word graph, for a grammar made from one.
-    public var wordGraph: WordGraph? {
-        if case .wordGraph(let graph) = source { graph } else { nil }
-    }
-
+extension Grammar {
     /// Reads a grammar from a `.gram` file.
     ///
     /// - Throws: ``RecognizerError`` `.grammarInvalid` when the file cannot be read.
@@ -72,6 +45,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         /// Pronunciations that win over the dictionary's (registered vocabulary, user
         /// overrides): word → one or more ARPAbet phone strings ("R UW T S IH K S T IY S IH K S").
         public var additionalPronunciations: [String: [String]] = [:]
+        /// The n-gram language model of dictation (``Grammar/dictation(words:)``).
+        public var languageModelPath = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin"
 
         /// Debian's pocketsphinx-en-us paths and the calibrated defaults.
         public static let `default` = Configuration(
@@ -96,9 +71,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     private let decoder: SphinxDecoder
     private let log: SphinxLogSink
     /// The loaded grammars by name; each is a named search of the decoder.
-    private var grammars: [String: FiniteStateGrammar] = [:]
+    private var grammars: [String: LoadedGrammar] = [:]
     /// The grammar utterances are recognized with, and its search.
-    private var grammar: FiniteStateGrammar
+    private var grammar: LoadedGrammar
     private var activeSearch: String
     private var lexicon: Lexicon
     private var utterance: [Int16] = []
@@ -125,7 +100,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard FileManager.default.fileExists(atPath: configuration.modelDirectory + "/mdef") else {
             throw RecognizerError(.decoderInitFailed, "no acoustic model in \(configuration.modelDirectory) (install pocketsphinx-en-us or pass --model)")
         }
-        var arguments = [
+        var arguments: [String: String] = [
             "-hmm": configuration.modelDirectory,
             // Words are added from the grammar below: an empty dictionary to start with.
             "-dict": "/dev/null",
@@ -142,16 +117,18 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // PocketSphinx's own way is quadratic in the grammar's size.
             "-fsgusealtpron": "no",
         ]
+        if grammar.isDictation { arguments.merge(Self.dictationArguments(configuration)) { _, dictation in dictation } }
         arguments.merge(configuration.decoderOptions) { _, override in override }
         let decoder = try SphinxDecoder(arguments: arguments)
         self.decoder = decoder
-        var lexicon = Lexicon(dictionaryPath: configuration.dictionaryPath, additional: configuration.additionalPronunciations)
-        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, log: log)
+        var lexicon = Lexicon(
+            dictionaryPath: configuration.dictionaryPath, additional: configuration.additionalPronunciations,
+            decoderHasDictionary: grammar.isDictation)
+        self.activeSearch = Self.searchName(grammar.name)
+        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
         self.lexicon = lexicon
         self.grammar = compiled
-        self.activeSearch = Self.searchName(grammar.name)
         do {
-            try decoder.addSearch(compiled, name: activeSearch)
             try decoder.addPhoneLoopSearch(name: Self.phoneLoopSearch)
         } catch {
             throw Self.withLog(error, log.takeRecentErrors())
@@ -191,13 +168,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     ///   - activate: whether utterances are recognized with it from now on.
     /// - Throws: ``RecognizerError`` when it does not compile or a word has no pronunciation;
     ///   the grammars loaded before stay as they were.
-    public func loadGrammar(_ grammar: Grammar, activate: Bool = false) throws(RecognizerError) {
-        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, log: log)
-        do {
-            try decoder.addSearch(compiled, name: Self.searchName(grammar.name))
-        } catch {
-            throw Self.withLog(error, log.takeRecentErrors())
+    public func loadGrammar(_ grammar: Grammar, activate: Bool) throws(RecognizerError) {
+        guard !grammar.isDictation || lexicon.decoderHasDictionary else {
+            throw RecognizerError(.grammarInvalid, "dictation needs a recognizer made for it: load it with Grammar.dictation(words:)")
         }
+        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
         grammars[grammar.name] = compiled
         if activate || self.grammar.name == grammar.name {
             self.grammar = compiled
@@ -224,12 +199,53 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     private static func searchName(_ grammarName: String) -> String { "heed_grammar:" + grammarName }
 
+    /// The decoder flags of dictation, under the caller's `decoderOptions`.
+    ///
+    /// The whole dictionary is loaded (the language model's words), and Heed's word beam for
+    /// large grammars gives way to PocketSphinx's own. The tree search alone decides (no flat
+    /// lexicon pass, no lattice best path): on Debian's LibriVox sentences it made fewer word
+    /// errors (15 of 71 rather than 20) in less time; docs/DICTATION.md has the measurement.
+    private static func dictationArguments(_ configuration: Configuration) -> [String: String] {
+        ["-dict": configuration.dictionaryPath, "-wbeam": "7e-29", "-fwdflat": "no", "-bestpath": "no"]
+    }
+
+    /// Loads a grammar as a named search of the decoder, every word of it sayable: a
+    /// finite-state grammar with alternate pronunciations drawn in beside each word, or the
+    /// language model with the grammar's words added.
+    private static func prepare(
+        _ grammar: Grammar, decoder: SphinxDecoder, lexicon: inout Lexicon, configuration: Configuration, log: SphinxLogSink
+    ) throws(RecognizerError) -> LoadedGrammar {
+        let search = searchName(grammar.name)
+        switch grammar.source {
+        case .languageModel(let words):
+            do {
+                try decoder.addLanguageModelSearch(path: configuration.languageModelPath, name: search)
+            } catch {
+                throw Self.withLog(error, log.takeRecentErrors())
+            }
+            // Added after the model is loaded, so that they join it as unigrams.
+            try lexicon.add(Set(words), to: decoder, source: grammar.name, guessMissing: true)
+            return LoadedGrammar(name: grammar.name, finiteState: nil)
+        case .jsgf, .wordGraph:
+            // Words without a pronunciation are Heed's own finding: its message, not PocketSphinx's log.
+            let compiled = try finiteState(grammar, decoder: decoder, lexicon: &lexicon, log: log)
+            do {
+                try decoder.addSearch(compiled, name: search)
+            } catch {
+                throw Self.withLog(error, log.takeRecentErrors())
+            }
+            return LoadedGrammar(name: grammar.name, finiteState: compiled)
+        }
+    }
+
     /// Compiles a grammar into a finite-state grammar whose every word the decoder can say,
     /// alternate pronunciations drawn in beside each word.
-    private static func prepare(
+    private static func finiteState(
         _ grammar: Grammar, decoder: SphinxDecoder, lexicon: inout Lexicon, log: SphinxLogSink
     ) throws(RecognizerError) -> FiniteStateGrammar {
         switch grammar.source {
+        case .languageModel:
+            preconditionFailure("a language model is no finite-state grammar")
         case .jsgf(let text):
             let compiled: FiniteStateGrammar
             do {
@@ -253,14 +269,18 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let dictionaryPath: String
         /// Pronunciations that win over the dictionary's: word → ARPAbet phone strings.
         var additional: [String: [String]]
+        /// Whether the decoder loaded the whole dictionary itself (dictation): its words are
+        /// known without being added, and keep the dictionary's pronunciations.
+        let decoderHasDictionary: Bool
         /// Words the decoder has a pronunciation for.
         var known: Set<String> = []
         /// Words with more than one pronunciation → the decoder's names of the others (`read(2)`).
         var alternates: [String: [String]] = [:]
 
-        init(dictionaryPath: String, additional: [String: [String]]) {
+        init(dictionaryPath: String, additional: [String: [String]], decoderHasDictionary: Bool = false) {
             self.dictionaryPath = dictionaryPath
             self.additional = additional
+            self.decoderHasDictionary = decoderHasDictionary
         }
 
         /// The alternates of these words.
@@ -271,14 +291,33 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         /// Gives the decoder a pronunciation for each word it does not know yet: the additional
         /// ones first, else the dictionary's.
         ///
+        /// - Parameter guessMissing: guess the pronunciation of a word that has none (espeak-ng),
+        ///   and leave out the words that cannot be guessed, rather than throw.
         /// - Throws: ``RecognizerError`` `.wordsMissing` naming the words that have none, or a
         ///   phone the model does not have; nothing is added then.
-        mutating func add(_ words: Set<String>, to decoder: SphinxDecoder, source: String) throws(RecognizerError) {
-            let new = words.subtracting(known)
+        mutating func add(_ words: Set<String>, to decoder: SphinxDecoder, source: String, guessMissing: Bool = false) throws(RecognizerError) {
+            var new = words.subtracting(known)
+            if decoderHasDictionary {
+                // The dictionary's words are in the decoder already, with their alternates.
+                for word in new where decoder.pronunciation(of: word) != nil {
+                    known.insert(word)
+                    let others = (2...9).map { "\(word)(\($0))" }.prefix { decoder.pronunciation(of: $0) != nil }
+                    if !others.isEmpty { alternates[word] = Array(others) }
+                }
+                new.subtract(known)
+            }
             guard !new.isEmpty else { return }
-            let fromDictionary = new.filter { additional[$0] == nil }
+            // With the whole dictionary in the decoder, a word still unknown is not in it.
+            let fromDictionary: Set<String> = decoderHasDictionary ? [] : new.filter { additional[$0] == nil }
             let dictionary = try PronunciationDictionary(path: dictionaryPath, words: fromDictionary)
-            let missing = dictionary.missing(from: fromDictionary.sorted())
+            var missing = decoderHasDictionary ? new.filter { additional[$0] == nil }.sorted() : dictionary.missing(from: fromDictionary.sorted())
+            if guessMissing {
+                for word in missing {
+                    let phones = GraphemeToPhoneme.guess(word)
+                    if phones.isEmpty { new.remove(word) } else { additional[word] = [phones.joined(separator: " ")] }
+                }
+                missing = []
+            }
             guard missing.isEmpty else {
                 throw RecognizerError(
                     .wordsMissing, "\(source): no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))")
@@ -295,15 +334,19 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
                 let base = PocketSphinxRecognizer.baseWord(entry.word)
                 if base != entry.word { alternates[base, default: []].append(entry.word) }
             }
-            for (word, variants) in additional where new.contains(word) {
-                for (index, phones) in variants.enumerated() {
-                    // Alternates are `word(2)`, `word(3)`.
-                    let name = index == 0 ? word : "\(word)(\(index + 1))"
-                    guard decoder.addWord(name, phones: phones, update: false) else {
-                        throw RecognizerError(.wordsMissing, "\(source): PocketSphinx refused the pronunciation \"\(phones)\" of \"\(word)\"")
-                    }
-                    if index > 0 { alternates[word, default: []].append(name) }
+            // Alternates are `word(2)`, `word(3)`.
+            let additions = additional.filter { new.contains($0.key) }.sorted { $0.key < $1.key }.flatMap { word, variants in
+                variants.enumerated().map { index, phones in (word: word, name: index == 0 ? word : "\(word)(\(index + 1))", phones: phones) }
+            }
+            for (position, addition) in additions.enumerated() {
+                // A language model search knows new words only once it is rebuilt (`update`, about
+                // 0.1 s): once, with the last word. Grammars are compiled after their words are added.
+                let update = decoderHasDictionary && position == additions.count - 1
+                guard decoder.addWord(addition.name, phones: addition.phones, update: update) else {
+                    throw RecognizerError(
+                        .wordsMissing, "\(source): PocketSphinx refused the pronunciation \"\(addition.phones)\" of \"\(addition.word)\"")
                 }
+                if addition.name != addition.word { alternates[addition.word, default: []].append(addition.name) }
             }
             known.formUnion(new)
         }
@@ -337,17 +380,27 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
         let cpuStart = threadCPUSeconds()
-        guard Self.loudestFrameLevel(utterance) >= Self.speechLevelFloor else {
-            // Digital silence, or next to it: the dithered decoder would force a short word
-            // onto it with middling confidence. There is nothing to hear.
-            return RecognitionResult(
-                text: "", score: 0, acousticMargin: 0, confidence: 0, rejected: true, alternatives: [], words: [],
-                durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
-                decodeSeconds: threadCPUSeconds() - cpuStart
-            )
-        }
+        if let silence = silenceResult(cpuStart: cpuStart) { return silence }
         var lastWords: String?
         let best = try decode(search: activeSearch, lastWords: &lastWords)
+        return try result(best: best, lastWords: lastWords, cpuStart: cpuStart)
+    }
+
+    /// The result of an utterance with no frame loud enough to hold speech, or `nil`.
+    private func silenceResult(cpuStart: Double) -> RecognitionResult? {
+        guard Self.loudestFrameLevel(utterance) < Self.speechLevelFloor else { return nil }
+        // Digital silence, or next to it: the dithered decoder would force a short word
+        // onto it with middling confidence. There is nothing to hear.
+        return RecognitionResult(
+            text: "", score: 0, acousticMargin: 0, confidence: 0, rejected: true, alternatives: [], words: [],
+            durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
+            decodeSeconds: threadCPUSeconds() - cpuStart
+        )
+    }
+
+    /// The result from the active search's segments (decoded just now, batch or live): the
+    /// alternatives, the alignment and phone loop that confidence is measured on.
+    private func result(best: [RawSegment], lastWords: String?, cpuStart: Double) throws(RecognizerError) -> RecognitionResult {
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
         var words = best.filter { !Self.isFiller($0.word) }
@@ -382,7 +435,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             score: hypothesis.map { Double($0.score) } ?? 0,
             acousticMargin: features.meanMargin,
             confidence: confidence,
-            rejected: text.isEmpty || confidence < configuration.rejectionThreshold,
+            // Dictation takes any words: only silence is rejected there.
+            rejected: text.isEmpty || (!grammar.isDictation && confidence < configuration.rejectionThreshold),
             alternatives: distinctAlternatives(alternatives, excluding: text),
             words: segments,
             durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
@@ -401,15 +455,20 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         if liveUtterance { stopLiveDecoding() }
         try decoder.selectSearch(activeSearch)
         try decoder.startUtterance()
+        utterance.removeAll(keepingCapacity: true)
+        utteranceCPUSeconds = 0
         liveUtterance = true
     }
 
     /// Feeds the next chunk of the live utterance.
     public func decodeLive(_ chunk: [Int16]) throws(RecognizerError) {
         guard liveUtterance else { return }
+        let cpuStart = threadCPUSeconds()
+        utterance.append(contentsOf: chunk)
         try chunk.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
             try decoder.process(samples, wholeUtterance: false)
         }
+        utteranceCPUSeconds += threadCPUSeconds() - cpuStart
     }
 
     /// The live utterance's best path so far (the partial hypothesis), possibly empty.
@@ -417,6 +476,23 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard liveUtterance else { return "" }
         let words = (decoder.hypothesis()?.text ?? "").split(separator: " ").map(String.init)
         return words.filter { !Self.isFiller($0) }.map(Self.baseWord).joined(separator: " ")
+    }
+
+    /// Ends live decoding and returns its result: the words the live search found while the
+    /// audio came (running cepstral mean, not the batch one of ``recognize(_:)``), with
+    /// confidence measured on the utterance as for every result. Only the confidence passes
+    /// remain to do, so the result is ready soon after the last chunk (a hand-off's text).
+    /// - Throws: ``RecognizerError`` when no live utterance runs or the decoder fails.
+    public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
+        guard liveUtterance else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }
+        let cpuStart = threadCPUSeconds()
+        let lastWords = decoder.hypothesis()?.text
+        liveUtterance = false
+        try decoder.endUtterance()
+        if let silence = silenceResult(cpuStart: cpuStart) { return silence }
+        var result = try self.result(best: decoder.segments(), lastWords: lastWords, cpuStart: cpuStart)
+        result.decodeSeconds += utteranceCPUSeconds
+        return result
     }
 
     /// Ends live decoding, discarding its result.
@@ -562,6 +638,20 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             logOutsidePhones: Foundation.log(Double(1 + outsidePhones)),
             speechFraction: Double(allSpans.reduce(0) { $0 + $1.count }) / Double(totalFrames)
         )
+    }
+}
+
+/// A grammar loaded as a named search of the decoder.
+private struct LoadedGrammar {
+    var name: String
+    /// The compiled grammar; `nil` for dictation's language model.
+    var finiteState: FiniteStateGrammar?
+
+    var isDictation: Bool { finiteState == nil }
+
+    /// Whether the grammar accepts this word sequence; a language model accepts every one.
+    func accepts(_ words: [String]) -> Bool {
+        finiteState?.accepts(words) ?? true
     }
 }
 

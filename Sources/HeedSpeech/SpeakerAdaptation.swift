@@ -378,7 +378,9 @@ public struct SpeakerAdaptation {
     private func runTool(_ path: String, _ arguments: [String], log: URL) throws(AdaptationError) -> String {
         let name = URL(fileURLWithPath: path).lastPathComponent
         logger.debug("running \(name)", metadata: ["arguments": "\(arguments.joined(separator: " "))"])
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw AdaptationError("\(log.path): cannot create the log of \(name)")
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments

@@ -1,4 +1,4 @@
-// Every raw `ps_*`, `cmd_ln_*`, `jsgf_*` and `fsg_*` call of Heed lives in this file.
+// Every raw `ps_*`, `cmd_ln_*`, `jsgf_*`, `fsg_*` and `ngram_*` call of Heed lives in this file.
 // It is the seam between Swift and the PocketSphinx 0.8+5prealpha API that Debian
 // ships (`ps_init(cmd_ln_t*)`); a port to the 5.x API changes this file only.
 
@@ -228,6 +228,18 @@ final class SphinxDecoder {
     func addPhoneLoopSearch(name: String) throws(RecognizerError) {
         guard ps_set_allphone(raw, name, nil) == 0 else {
             throw RecognizerError(.decoderInitFailed, "PocketSphinx could not create the phone loop search")
+        }
+    }
+
+    /// Adds a statistical language model (an n-gram model: ARPA text, or sphinxbase's binary
+    /// `.lm.bin`) as the named search: open-vocabulary decoding over the words it has.
+    ///
+    /// Words added later with ``addWord(_:phones:update:)`` join the model as unigrams.
+    /// The corresponding C function is `ps_set_lm_file`.
+    /// - Throws: ``RecognizerError`` `.grammarInvalid` when the model cannot be read.
+    func addLanguageModelSearch(path: String, name: String) throws(RecognizerError) {
+        guard ps_set_lm_file(raw, name, path) == 0 else {
+            throw RecognizerError(.grammarInvalid, "PocketSphinx could not load the language model \(path) (see --verbose for its log)")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import HeedClient
-public import HeedService
+import HeedService
 
 /// Where a Wyoming listener is: `tcp://HOST:PORT` or `unix://PATH`.
 public enum WyomingAddress: Sendable, Hashable, CustomStringConvertible {

@@ -210,7 +210,7 @@ final class WyomingSession {
         ignoringAudio = true
         guard permitted() else { return false }
         do {
-            let lease = try service.recognizers.checkOut(.intents)
+            let lease = try service.recognizers.checkOut(.grammar(.intents))
             request = .transcribe(
                 Transcription(lease: lease, recognizers: service.recognizers, partialResults: configuration.partialResults))
             ignoringAudio = false

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import HeedClient
 
 /// One Wyoming event: a type, JSON data and an optional binary payload.

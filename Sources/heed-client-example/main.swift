@@ -11,20 +11,28 @@ let usage = """
            heed-client-example [--socket PATH] listen [--json] [--partial]
            heed-client-example [--socket PATH] transcribe FILE [--json] [--partial] [--stream]
                                [--grammar intents|NAME] [--phrases "lights on,lights off"]
+                               [--dictation [--context "Dashwood,Norland"]]
                                [--finish-after SECONDS | --cancel-after SECONDS | --disconnect-after SECONDS]
+           heed-client-example [--socket PATH] dictate --handoff [--json] [--partial] [--context "a,b"] [--leave]
+           heed-client-example dictate --result
 
     authorize    ask for speech-recognition authorization; prints the status
                  (exit status 0 when authorized, 1 otherwise)
-    listen       recognize what Heed's microphone hears (not built yet in heed serve:
-                 refused with the status unavailable)
+    listen       recognize what Heed's microphone hears with a grammar (a hand-off)
     transcribe   recognize a WAV file: the service reads it, or with --stream this program
                  reads it (16 kHz mono 16-bit) and streams it in 0.1 s messages
       --json       print every update as a JSON line
       --partial    ask for partial results while the audio goes
       --grammar    the shipped intents (default) or one of Heed's grammars by name
       --phrases    your own phrases, separated by commas
+      --dictation  free speech (the task hint dictation): the formatted text is the last line
+      --context    with --dictation: phrases to expect (contextual strings), separated by commas
       --finish-after, --cancel-after, --disconnect-after  (with --stream) finish early,
                    cancel, or drop the connection after that many seconds of audio
+    dictate      dictation by hand-off: Heed's microphone records for this program, which
+                 has none; the dictation's status goes by, the text is the last line
+      --leave      go away once Heed records: the text is left in shared storage
+      --result     read the last hand-off's result from shared storage (a client that went away)
 
     Exit status: 0 success, 1 refused or failed (the status is printed), 2 usage error.
     """
@@ -40,6 +48,11 @@ struct Arguments {
     var finishAfter: Double?
     var cancelAfter: Double?
     var disconnectAfter: Double?
+    var dictation = false
+    var contextualStrings: [String] = []
+    var handoff = false
+    var leave = false
+    var result = false
 
     init(_ list: [String]) throws {
         var rest = list[...]
@@ -65,6 +78,11 @@ struct Arguments {
             case "--finish-after": finishAfter = try seconds(argument)
             case "--cancel-after": cancelAfter = try seconds(argument)
             case "--disconnect-after": disconnectAfter = try seconds(argument)
+            case "--dictation": dictation = true
+            case "--context": contextualStrings = try value(argument).split(separator: ",").map(String.init)
+            case "--handoff": handoff = true
+            case "--leave": leave = true
+            case "--result": result = true
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -79,9 +97,15 @@ struct Arguments {
                 }
             }
         }
-        guard ["authorize", "listen", "transcribe"].contains(command) else {
-            throw UsageError(message: command.isEmpty ? "give a command: authorize, listen or transcribe" : "unknown command \(command)")
+        guard ["authorize", "listen", "transcribe", "dictate"].contains(command) else {
+            throw UsageError(message: command.isEmpty ? "give a command: authorize, listen, transcribe or dictate" : "unknown command \(command)")
         }
+        if command == "dictate" {
+            guard handoff != result else { throw UsageError(message: "dictate takes --handoff or --result") }
+            dictation = true
+        }
+        if leave, !handoff { throw UsageError(message: "--leave goes with dictate --handoff") }
+        if !contextualStrings.isEmpty, !dictation { throw UsageError(message: "--context goes with --dictation or dictate") }
         if command == "transcribe", file == nil { throw UsageError(message: "transcribe needs a FILE") }
         if !stream, finishAfter != nil || cancelAfter != nil || disconnectAfter != nil {
             throw UsageError(message: "--finish-after, --cancel-after and --disconnect-after apply to --stream")
@@ -144,6 +168,8 @@ struct UpdateLine: Encodable {
     var alternatives: [String]?
     var segments: [TranscriptionSegment]?
     var intent: JSONValue?
+    var spokenText: String?
+    var resultFile: String?
 
     init(_ update: RecognitionUpdate) {
         switch update {
@@ -164,15 +190,20 @@ struct UpdateLine: Encodable {
                 alternatives = result.alternatives
                 segments = result.segments
                 intent = result.intent ?? .null
+                spokenText = result.spokenText
+                resultFile = result.resultFile
             }
         }
     }
 }
 
 func transcribe(_ arguments: Arguments, client: HeedClient) async throws {
-    let options = RecognitionOptions(grammar: arguments.grammar, partialResults: arguments.partial)
+    let options =
+        arguments.dictation
+        ? RecognitionOptions.dictation(contextualStrings: arguments.contextualStrings, partialResults: arguments.partial)
+        : RecognitionOptions(grammar: arguments.grammar, partialResults: arguments.partial)
     let task: RecognitionTask
-    if arguments.command == "listen" {
+    if arguments.command == "listen" || arguments.handoff {
         task = try client.recognizeMicrophone(options: options)
     } else if arguments.stream, let file = arguments.file {
         let samples = try readWAV(file)
@@ -196,9 +227,28 @@ func transcribe(_ arguments: Arguments, client: HeedClient) async throws {
     } else {
         task = try client.recognize(file: arguments.file ?? "", options: options)
     }
+    // Who the service says this program is: where a hand-off's result is left for it.
+    let appID = arguments.leave ? (try await client.hello().appId ?? "org.heed.example-client") : ""
     var heardFinal = false
+    var dictation = DictationContext()
     for await update in task.updates {
         if arguments.json { printLine(UpdateLine(update)) }
+        if arguments.dictation {
+            let before = dictation.status
+            dictation.apply(update)
+            if arguments.handoff, dictation.status == .recording, arguments.leave {
+                client.close()
+                print("left while Heed records; the result will be in \(HeedProtocol.dictationResultPath(appID: appID))")
+                exit(0)
+            }
+            if !arguments.json, dictation.status != before, arguments.handoff {
+                switch dictation.status {
+                case .recording: print("[recording: speak, then pause]")
+                case .processing: print("[processing]")
+                default: break
+                }
+            }
+        }
         switch update {
         case .state(let state):
             if !arguments.json, state == .canceling { print("canceled") }
@@ -209,8 +259,14 @@ func transcribe(_ arguments: Arguments, client: HeedClient) async throws {
                 print("… \(result.transcription)")
                 continue
             }
-            print(result.transcription.isEmpty ? "(nothing heard)" : result.transcription)
             let confidence = String(format: "%.2f", result.confidence ?? 0)
+            if arguments.dictation {
+                // The text is the last line, for scripts.
+                print("  confidence \(confidence)")
+                print(result.transcription.isEmpty ? "(nothing heard)" : result.transcription)
+                continue
+            }
+            print(result.transcription.isEmpty ? "(nothing heard)" : result.transcription)
             print("  confidence \(confidence)\(result.rejected ? ", rejected: not a sentence of the grammar" : "")")
             if let intent = result.intent, let line = try? MessageCoding.line(intent) {
                 print("  intent: \(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .newlines))")
@@ -229,6 +285,18 @@ do {
     FileHandle.standardError.write(Data("heed-client-example: \(error.message)\n\n\(usage)\n".utf8))
     exit(2)
 }
+
+/// `dictate --result`: the last hand-off's record, as a client that went away finds it.
+func printStoredResult(appID: String?) -> Never {
+    let path = HeedProtocol.dictationResultPath(appID: appID ?? "org.heed.example-client")
+    guard let record = DictationRecord.read(path: path) else { fail(.unavailable, "no hand-off result in \(path)") }
+    print("\(record.status) at \(record.timestamp)")
+    guard record.status == "finished" else { fail(.init(rawValue: record.status), record.reason ?? "the hand-off has not finished") }
+    print(record.text)
+    exit(0)
+}
+
+if arguments.result { printStoredResult(appID: ProcessInfo.processInfo.environment["HEED_APP_ID"]) }
 
 do {
     let client = try HeedClient(socketPath: arguments.socket)

@@ -91,7 +91,9 @@ struct FaultPlugin {
             if mode == "leave-child" {
                 // A child that keeps our standard output open after we are gone, in our process
                 // group as a shell's background job is.
-                _ = system("sleep 300 &")
+                // Its length (second argument, default 300 s) lets a test find exactly this child.
+                let seconds = arguments.count > 2 ? arguments[2].filter { $0.isNumber || $0 == "." } : "300"
+                _ = system("sleep \(seconds) &")
                 exit(4)
             }
             switch intent.name {

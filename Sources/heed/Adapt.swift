@@ -6,6 +6,8 @@ import HeedIntents
 import HeedRuntime
 import HeedSpeech
 import Logging
+import HeedState
+import HeedEvaluation
 
 struct Adapt: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -169,7 +171,7 @@ struct Adapt: ParsableCommand {
             for attempt in 1...3 {
                 printError(attempt == 1 ? "(\(index + 1)/\(chosen.count)) \(prompt)" : "Once more, please: \(prompt)")
                 if let speaker {
-                    let speech = try GraphemeToPhoneme.synthesize(text: prompt)
+                    let speech = try EspeakSynthesizer().synthesize(prompt)
                     try speaker.play(speech.samples, sampleRate: speech.sampleRate)
                 }
                 guard let (recording, reading) = try recorder.read(prompt, source: "prompt \(index + 1)") else {
@@ -178,7 +180,7 @@ struct Adapt: ParsableCommand {
                 switch reading {
                 case .accepted:
                     let name = String(format: "%02d.wav", index + 1)
-                    try GraphemeToPhoneme.wavData(samples: recording.audio.samples, sampleRate: recording.audio.sampleRate)
+                    try recording.audio.wavData
                         .write(to: session.appendingPathComponent(name))
                     manifest += "\(name)\t\(prompt)\n"
                     continue prompts
@@ -207,7 +209,7 @@ struct Adapt: ParsableCommand {
 
     /// The manifest's recordings with their words; a row without a transcript is an error at its line.
     static func recordings(in path: String, noise: Evaluation.NoiseCondition? = nil) throws -> [AdaptationRecording] {
-        let manifest = try Manifest(path: path)
+        let manifest = try CorpusManifest(path: path)
         return try manifest.entries.map { entry in
             guard let transcript = entry.transcript else {
                 throw ManifestError(path: path, line: entry.line, reason: "no transcript: adaptation needs the words of every recording")

@@ -4,6 +4,7 @@ import HeedCore
 import HeedPlugins
 import HeedRuntime
 import HeedService
+import HeedState
 
 /// `heed auth`: the user's authorization decisions and speech permissions.
 struct Auth: ParsableCommand {

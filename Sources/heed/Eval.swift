@@ -5,6 +5,8 @@ import HeedCore
 import HeedIntents
 import HeedRuntime
 import HeedSpeech
+import HeedEvaluation
+import HeedState
 
 struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -84,7 +86,7 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
-        let manifest = try Manifest(path: manifest)
+        let manifest = try CorpusManifest(path: manifest)
         let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: registered)

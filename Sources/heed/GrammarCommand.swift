@@ -4,6 +4,7 @@ import HeedCore
 import HeedIntents
 import HeedRuntime
 import HeedSpeech
+import HeedState
 
 struct GrammarCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

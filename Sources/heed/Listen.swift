@@ -12,6 +12,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import UnixSignals
+import HeedState
 
 struct Listen: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -8,6 +8,8 @@ import HeedRuntime
 import HeedService
 import HeedSpeech
 import Logging
+import HeedState
+import HeedEvaluation
 
 /// The recognizer's grammar, model and settings, shared by the commands that decode audio.
 /// `--denoise`: the noise suppressor in front of the recognizer.
@@ -138,6 +140,22 @@ struct RecognizerOptions: ParsableArguments {
                     vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
             } ?? Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
         return { try PocketSphinxRecognizer(grammar: recognitionGrammar, configuration: settings, logger: Logger(label: "heed")) }
+    }
+
+    /// Loads a dictation recognizer: the language model, with the registered vocabulary's and
+    /// `contextualStrings`' words added (their pronunciations from the vocabulary when it has them).
+    func makeDictationRecognizer(vocabulary: VocabularySnapshot, contextualStrings: [String]) throws -> PocketSphinxRecognizer {
+        bootstrapLogging(verbose: verbose)
+        return try PocketSphinxRecognizer(
+            grammar: .dictation(vocabulary: vocabulary, contextualStrings: contextualStrings),
+            configuration: dictationConfiguration(vocabulary: vocabulary), logger: Logger(label: "heed"))
+    }
+
+    /// The decoder configuration of dictation: these options, and the registered vocabulary's pronunciations.
+    func dictationConfiguration(vocabulary: VocabularySnapshot) -> PocketSphinxRecognizer.Configuration {
+        var configuration = decoderConfiguration(forIntents: false, vocabulary: vocabulary, lenient: true)
+        configuration.additionalPronunciations = vocabulary.additionalPronunciations
+        return configuration
     }
 
     /// The decoder configuration these options ask for: for an intents grammar (no n-best by

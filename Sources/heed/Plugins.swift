@@ -4,6 +4,7 @@ import HeedCore
 import HeedIntents
 import HeedPlugins
 import HeedRuntime
+import HeedState
 
 struct Plugins: ParsableCommand {
     static let configuration = CommandConfiguration(

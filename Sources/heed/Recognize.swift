@@ -5,10 +5,11 @@ import HeedCore
 import HeedIntents
 import HeedRuntime
 import HeedSpeech
+import HeedState
 
 struct Recognize: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Recognize recordings with a grammar.",
+        abstract: "Recognize recordings with a grammar, or dictate them (--dictation).",
         discussion: """
             Each FILE is a WAV file (RIFF, 16-bit integer PCM, any sample rate, mono or \
             multi-channel), or with --raw headerless S16LE samples at --rate Hz. Channels \
@@ -29,8 +30,25 @@ struct Recognize: ParsableCommand {
             With --intents, the grammar is compiled from the intent definitions and each \
             result names the intent and its typed parameters (also when the result is \
             rejected: `heed run --audio` is what refuses to act on a rejected recording).
-            """
+
+            With --dictation there is no grammar: the recording is free speech, decoded with \
+            PocketSphinx's English language model, the words of the registered vocabulary (heed \
+            vocab) and of each --contextual-string added. The text is formatted: spoken \
+            punctuation ("comma", "full stop", "question mark", "new line") becomes marks and \
+            amounts become digits (docs/DICTATION.md). `heed transcribe` is this command.
+              heed transcribe --dictation note.wav
+              heed recognize --dictation --contextual-string "Dashwood" --json chapter.wav
+            """,
+        aliases: ["transcribe"]
     )
+
+    @Flag(help: "Dictation: free speech with the language model instead of a grammar; the text is formatted.")
+    var dictation = false
+
+    @Option(
+        name: .customLong("contextual-string"),
+        help: ArgumentHelp("With --dictation: a phrase to expect, such as a name; its words are added (repeatable).", valueName: "text"))
+    var contextualStrings: [String] = []
 
     @OptionGroup var grammar: GrammarOption
     @OptionGroup var recognizer: RecognizerOptions
@@ -45,12 +63,22 @@ struct Recognize: ParsableCommand {
     @Argument(help: ArgumentHelp("Recordings to recognize.", valueName: "file"))
     var files: [String]
 
+    func validate() throws {
+        if dictation, grammar.grammar != nil || !intents.isEmpty {
+            throw ValidationError("--dictation takes no grammar: leave out --grammar and --intents")
+        }
+        if !dictation, !contextualStrings.isEmpty { throw ValidationError("--contextual-string goes with --dictation") }
+    }
+
     func run() throws {
-        let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
-        let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
+        let catalog = intents.isEmpty || dictation ? nil : context.apply(to: try intents.loadCatalog())
+        let registered = catalog == nil && !dictation ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let parser = catalog?.parser(vocabulary: registered.terms)
         let denoise = recognizer.denoise
-        let recognizer = try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered, lenient: true)
+        let recognizer =
+            dictation
+            ? try recognizer.makeDictationRecognizer(vocabulary: registered, contextualStrings: contextualStrings)
+            : try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered, lenient: true)
         var failed = false
         for file in files {
             do {
@@ -58,7 +86,8 @@ struct Recognize: ParsableCommand {
                 let result = try recognizer.recognize(denoise.mode(wholeRecordings: true).process(recording, settings: denoise.settings))
                 let intent = parser?.parse(result.text).first
                 let snr = SignalToNoise.estimate(recording.samples, sampleRate: recording.sampleRate)
-                let output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil, snrDecibels: snr)
+                var output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil, snrDecibels: snr)
+                if dictation { output.formattedText = DictationText.format(result.text) }
                 print(json ? try jsonLine(output) : Self.describe(output))
             } catch let error as AudioError {
                 failed = true
@@ -71,7 +100,7 @@ struct Recognize: ParsableCommand {
 
     private static func describe(_ output: FileResult) -> String {
         let result = output.result
-        let heard = result.text.isEmpty ? "(nothing)" : "\"\(result.text)\""
+        let heard = result.text.isEmpty ? "(nothing)" : "\"\(output.formattedText ?? result.text)\""
         var lines = ["\(output.file): \(heard)  confidence \(format(result.confidence))\(result.rejected ? "  REJECTED" : "")"]
         if output.withIntents {
             lines.append("  intent: " + (output.intent.map(IntentDescription.init).map(\.text) ?? "none"))
@@ -95,6 +124,8 @@ private struct FileResult: Encodable {
     var withIntents: Bool
     /// The recording's estimated signal-to-noise ratio in dB, when it can be told.
     var snrDecibels: Double?
+    /// With `--dictation`: the text formatted (punctuation, digits); `text` has the words as said.
+    var formattedText: String?
 
     func encode(to encoder: any Encoder) throws {
         try result.encode(to: encoder)
@@ -102,9 +133,10 @@ private struct FileResult: Encodable {
         try container.encode(file, forKey: .file)
         if withIntents { try container.encode(intent, forKey: .intent) }
         try container.encodeIfPresent(snrDecibels.map { ($0 * 10).rounded() / 10 }, forKey: .snrDecibels)
+        try container.encodeIfPresent(formattedText, forKey: .formattedText)
     }
 
-    private enum Key: String, CodingKey { case file, intent, snrDecibels }
+    private enum Key: String, CodingKey { case file, intent, snrDecibels, formattedText }
 }
 
 func format(_ value: Double) -> String {

@@ -8,6 +8,7 @@ import HeedPlugins
 import HeedSpeech
 import HeedRuntime
 import Logging
+import HeedState
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

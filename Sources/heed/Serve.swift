@@ -11,6 +11,7 @@ import HeedWyoming
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import HeedState
 
 /// `heed serve`: speech recognition for other programs, on a Unix socket.
 struct Serve: AsyncParsableCommand {
@@ -39,6 +40,12 @@ struct Serve: AsyncParsableCommand {
             refuses to start (exit status 1). SIGINT and SIGTERM stop cleanly and remove the socket. \
             SIGHUP reloads the intents and the registered vocabulary (running tasks keep theirs).
 
+            Dictation: a request with the task hint dictation recognizes free speech with the \
+            language model, and source "microphone" is the hand-off for a client without a \
+            microphone: Heed signals that it listens, records from --device until the speaker \
+            stops, and sends the text back and to $XDG_RUNTIME_DIR/heed/dictation/APP-ID/result.json \
+            (docs/DICTATION.md). --no-microphone serves files and streamed audio only.
+
             With --wyoming URI (repeatable: tcp://HOST:PORT or unix://PATH), Home Assistant and \
             voice satellites use Heed over the Wyoming protocol: speech to text, intents, handling \
             through the plugins of authorized apps, and the wake phrase (docs/WYOMING.md). Each \
@@ -47,9 +54,8 @@ struct Serve: AsyncParsableCommand {
             heed auth speech-recognition grant org.heed.wyoming. Listen on loopback unless other \
             machines must connect: Wyoming has no authentication or encryption.
 
-            Not built yet: Heed's own microphone (requests for it get the status unavailable; \
-            --no-microphone says so explicitly), asking the user by notification or by voice, \
-            and dispatching intents to plugins over the local API.
+            Not built yet: asking the user by notification or by voice, and dispatching intents \
+            to plugins over the local API.
 
             Examples:
               heed serve --no-microphone
@@ -67,8 +73,18 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Print one JSON event per line: listening, connected, refused, task states, final, disconnected, stopped (never what was said).")
     var json = false
 
-    @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only; Heed's microphone is not opened (not built yet either way).")
+    @Flag(name: .customLong("no-microphone"), help: "Serve files and streamed audio only: hand-offs (source microphone) get the status unavailable.")
     var noMicrophone = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The ALSA capture device of Heed's microphone, opened for each hand-off (arecord -L lists them).", valueName: "name"))
+    var device = "default"
+
+    @Option(
+        name: .customLong("signal-device"),
+        help: ArgumentHelp("The ALSA playback device of the hand-off's listening sound; \"none\" for no sound.", valueName: "name"))
+    var signalDevice = "default"
 
     @Flag(name: .customLong("no-ask"), help: "Never ask on the terminal about a notDetermined client; refuse it, naming the command that decides.")
     var noAsk = false
@@ -144,9 +160,6 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let printer = ServeEventPrinter(json: json)
-        if !noMicrophone {
-            printError("heed: note: Heed's microphone is not built into heed serve yet; serving files and streamed audio (--no-microphone)")
-        }
         let path = socket ?? HeedProtocol.defaultSocketPath()
         // Another service on the socket, or a path that is no socket, ends the command at once (exit status 1).
         let listening = try ListeningSocket.open(at: path) {
@@ -179,7 +192,8 @@ struct Serve: AsyncParsableCommand {
             grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
             grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
             // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
-            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings)
+            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings,
+            dictationConfiguration: recognizer.dictationConfiguration(vocabulary: registered), vocabulary: registered)
     }
 
     /// Opens the `--wyoming` listeners, each with its client identity; a taken port or a bad path
@@ -216,7 +230,9 @@ struct Serve: AsyncParsableCommand {
         let permission = ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders, ask: ask)
         let service = try SpeechService(
             socket: listening,
-            configuration: SpeechService.Configuration(version: Heed.configuration.version, maximumTasks: maximumTasks),
+            configuration: SpeechService.Configuration(
+                version: Heed.configuration.version, maximumTasks: maximumTasks, microphoneDevice: noMicrophone ? nil : device,
+                signalDevice: signalDevice == "none" ? nil : signalDevice),
             permission: permission,
             recognizers: recognizers,
             logger: logger,
@@ -305,6 +321,7 @@ struct ServeEventPrinter: Sendable {
         case "stopped": Swift.print("stopped; removed \(event.socket ?? "the socket")")
         case "reloaded": Swift.print("reloaded the intents and the registered vocabulary")
         case "reloadFailed": Swift.print("reload failed: \(event.message ?? "")")
+        case "handoff": Swift.print("hand-off for \(event.appId ?? "?"): \(event.message ?? "")")
         case "wyomingListening":
             Swift.print("Wyoming on \(event.socket ?? "?") for \(event.appId ?? "?")" + (event.message.map { ": \($0)" } ?? ""))
         case "wyomingConnected", "wyomingDisconnected":

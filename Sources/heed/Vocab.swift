@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
+import HeedAudio
 import HeedCore
 import HeedPlugins
 import HeedRuntime
 import HeedSpeech
+import HeedState
 
 /// `heed vocab`: register the names only an app knows (playlists, workouts, list items).
 struct Vocab: ParsableCommand {
@@ -293,8 +295,8 @@ extension Vocab {
             }
             guard missing.isEmpty else { throw ExitCode.failure }
             guard play || wav != nil else { return }
-            let audio = try GraphemeToPhoneme.synthesize(words: pronunciations.map(\.phones))
-            let data = GraphemeToPhoneme.wavData(samples: audio.samples, sampleRate: audio.sampleRate)
+            let audio = try EspeakSynthesizer().synthesize(phones: pronunciations.map(\.phones))
+            let data = audio.wavData
             if let wav {
                 do {
                     try data.write(to: URL(fileURLWithPath: wav))

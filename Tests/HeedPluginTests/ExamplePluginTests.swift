@@ -30,8 +30,9 @@ struct ExamplePluginTests {
         let notification = await iterator.next()
         let elapsed = ContinuousClock.now - started
         #expect(notification == PluginNotification(text: "Your pasta timer is done.", intent: "setTimer", event: "timerFired"))
-        // Not early; the upper bound only catches "never" (the machines are shared and noisy).
-        #expect(elapsed >= .milliseconds(2900) && elapsed < .seconds(30), "fired after \(elapsed)")
+        // Not early; the upper bound only catches "never" (the machines are shared and noisy: under
+        // three parallel test runs it once fired after 66 s).
+        #expect(elapsed >= .milliseconds(2900) && elapsed < .seconds(600), "fired after \(elapsed)")
         await host.shutdown()
     }
 

@@ -6,6 +6,7 @@ import HeedPlugins
 import HeedRuntime
 import Logging
 import Testing
+import HeedState
 
 /// The authorization gate as a property: over random combinations of statuses, policies,
 /// extensions, duplicate app ids, apps claiming one intent and the working folder's plugins, a

@@ -4,6 +4,7 @@ import HeedPlugins
 import HeedRuntime
 import Synchronization
 import Testing
+import HeedState
 
 /// Authorization with SiriKit's semantics: statuses, the asking rule, policy, extensions, speech.
 @Suite("Authorization store")

@@ -2,6 +2,7 @@ import Foundation
 import HeedCore
 import HeedRuntime
 import Testing
+import HeedState
 
 /// `config.json`, the XDG folders and the state file's safety rules.
 @Suite("Configuration and state files")

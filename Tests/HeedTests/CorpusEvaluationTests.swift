@@ -6,6 +6,7 @@ import HeedSpeech
 import Logging
 import Synchronization
 import Testing
+import HeedEvaluation
 
 /// `heed eval`'s code path on the shared corpora of real recordings.
 /// Floors sit a few points under the accuracy measured on this machine (README, "Measured").
@@ -15,7 +16,7 @@ import Testing
 )
 struct CorpusEvaluationTests {
     private func evaluate(_ corpus: String, grammar: String) throws -> EvaluationReport {
-        let manifest = try Manifest(path: (Fixtures.corpora ?? "") + "/\(corpus)/manifest.tsv")
+        let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/\(corpus)/manifest.tsv")
         var recognizer = try Fixtures.recognizer(grammar: Fixtures.grammar(grammar))
         return try Evaluation(manifest: manifest).run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds)
     }
@@ -44,7 +45,7 @@ struct CorpusEvaluationTests {
 
     /// Two recognizers on two threads give the report one recognizer gives, in manifest order.
     @Test func twoWorkersGiveTheSameReport() throws {
-        let manifest = try Manifest(path: (Fixtures.corpora ?? "") + "/speech_commands_v001_sample/manifest.tsv")
+        let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/speech_commands_v001_sample/manifest.tsv")
         var recognizer = try Fixtures.recognizer(grammar: Fixtures.grammar("speech-commands.gram"))
         let one = try Evaluation(manifest: manifest).run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds)
         let grammar = Fixtures.grammar("speech-commands.gram")
@@ -86,7 +87,7 @@ struct BaristaIntentTests {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.maximumAlternatives = 0
         var recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), configuration: configuration, logger: Logger(label: "test"))
-        let manifest = try Manifest(path: (Fixtures.corpora ?? "") + "/picovoice_barista/manifest.tsv")
+        let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/picovoice_barista/manifest.tsv")
         let report = try Evaluation(manifest: manifest, intents: catalog.parser(vocabulary: [:]))
             .run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds)
         #expect(report.intentUtterances == 309)

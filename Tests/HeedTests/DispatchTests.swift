@@ -6,6 +6,7 @@ import HeedRuntime
 import Logging
 import Synchronization
 import Testing
+import HeedState
 
 /// A user who answers from a script and remembers what was asked and said.
 final class ScriptedUser: ConversationUser {

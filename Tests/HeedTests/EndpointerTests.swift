@@ -1,6 +1,7 @@
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedTesting
 import Testing
 
 /// The endpointer on real recordings (Debian's pocketsphinx-testdata) joined by quiet or noise.
@@ -9,12 +10,7 @@ import Testing
 
     /// Low, steady background noise (about −60 dBFS), the same on every run.
     static func roomNoise(seconds: Double, amplitude: Double = 40, seed: UInt64 = 7) -> [Int16] {
-        var state = seed
-        return (0..<Int(seconds * Double(rate))).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let uniform = Double(state >> 11) / Double(1 << 53)
-            return Int16((uniform * 2 - 1) * amplitude)
-        }
+        TestAudio.roomNoise(seconds: seconds, amplitude: amplitude, seed: seed)
     }
 
     /// Feeds the stream in 1024-sample chunks, as the listener reads a device, and collects the events.

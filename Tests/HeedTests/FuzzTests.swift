@@ -8,6 +8,7 @@ import HeedRuntime
 import Logging
 import Synchronization
 import Testing
+import HeedState
 
 /// Fuzz targets: every input must end in a value or a clear error, never a signal or a hang.
 ///

@@ -82,7 +82,7 @@ struct ListenCommandTests {
         let handle = try #require(Self.said(events, "handle").first)
         #expect(handle["app"] as? String == "org.heed.timer")
         #expect(handle["outcome"] as? String == "success")
-        #expect(Self.said(events, "intent").first?["parameters"] as? [String: Int] == ["duration": 600])
+        #expect(Self.said(events, "intent").first?["parameters"] as? [String: Int] == ["duration": 600], "\(events.filter { $0["event"] as? String != "partial" })")
         let latency = try #require(Self.said(events, "latency").first?["milliseconds"] as? [String: Double])
         #expect(latency["endOfSpeechToHandleSent"] != nil)
         let speech = try #require(Self.said(events, "speech").first)

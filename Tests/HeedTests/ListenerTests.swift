@@ -5,35 +5,11 @@ import HeedIntents
 import HeedPlugins
 import HeedRuntime
 import HeedSpeech
+import HeedTesting
 import Logging
 import Synchronization
 import Testing
-
-/// Samples in memory as an audio source: the in-process stand-in for a microphone. The real
-/// capture path (ALSA's file plugin) is tested through `heed listen` in ListenCommandTests.
-final class SamplesSource: AudioSource {
-    private var samples: [Int16]
-    private var offset = 0
-    /// Something to do once reading has passed a sample offset (a user registering vocabulary).
-    private var actions: [(offset: Int, action: @Sendable () -> Void)]
-    let sampleRate = AudioBuffer.recognitionSampleRate
-    let name = "samples"
-
-    init(_ samples: [Int16], actions: [(offset: Int, action: @Sendable () -> Void)] = []) {
-        self.samples = samples
-        self.actions = actions
-    }
-
-    func read(maximumFrames: Int) throws(AudioError) -> [Int16] {
-        while let first = actions.first, first.offset <= offset {
-            actions.removeFirst()
-            first.action()
-        }
-        let end = min(samples.count, offset + maximumFrames)
-        defer { offset = end }
-        return Array(samples[offset..<end])
-    }
-}
+import HeedState
 
 /// Collects what a listener reports.
 final class ListenerLog: Sendable {

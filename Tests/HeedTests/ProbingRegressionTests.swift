@@ -6,6 +6,7 @@ import HeedPlugins
 import HeedRuntime
 import Logging
 import Testing
+import HeedState
 
 /// What probing Heed as an attacker and a clumsy user found (issue #19), each on real parts: real
 /// plugin processes, real files, the built `heed` executable.
@@ -385,7 +386,9 @@ struct ProbingRegressionTests {
     @Test func aPluginsLeftoverChildIsKilledAndTheFailureIsImmediate() async throws {
         let folder = try Fixtures.temporaryDirectory()
         var manifest = try Self.scriptedPlugin([], in: folder)
-        manifest.arguments = ["leave-child"]
+        // A length no other test run on this machine uses, so pgrep finds only this child.
+        let seconds = "300.\(UInt32.random(in: 1..<UInt32.max))"
+        manifest.arguments = ["leave-child", seconds]
         let host = PluginHost(manifest: manifest, executableURL: manifest.executableURL(), limits: .standard, logger: Logger(label: "test"))
         let reply = await host.resolve(intent: PluginIntent(name: "typed"), parameter: "seconds")
         let failure = try #require(reply.failure)
@@ -393,7 +396,7 @@ struct ProbingRegressionTests {
         #expect(failure.kind == .crashed, "\(failure.reason)")
         #expect(failure.reason.contains("exited with status 4"), "\(failure.reason)")
         // Nothing of its process group is left: the `sleep` it started was killed.
-        let leftovers = try Fixtures.run(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-x", "-f", "sleep 300"])
+        let leftovers = try Fixtures.run(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-x", "-f", "sleep \(seconds)"])
         #expect(leftovers.output.isEmpty, "children left running: \(leftovers.output)")
         await host.shutdown()
     }

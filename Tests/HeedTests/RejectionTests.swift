@@ -6,6 +6,7 @@ import HeedRuntime
 import HeedSpeech
 import Logging
 import Testing
+import HeedEvaluation
 
 /// How `heed eval` tells commands from speech to reject, and counts false accepts per hour.
 @Suite("Rejection measurement")
@@ -25,7 +26,7 @@ struct RejectionTests {
             "e.wav\t\t{\"note\": \"unlabelled\"}\t\t",
             "f.wav\tstop\t\t\tReject",
         ])
-        let entries = try Manifest(path: path).entries
+        let entries = try CorpusManifest(path: path).entries
         #expect(entries.map(\.expectation) == [.accept, .reject, nil, nil, nil, .reject])
         #expect(Evaluation.role(of: entries[0], inGrammar: false) == .positive)
         #expect(Evaluation.role(of: entries[1], inGrammar: nil) == .negative)
@@ -39,7 +40,7 @@ struct RejectionTests {
     @Test func anUnknownExpectationNamesItsLine() throws {
         let path = try manifest(["a.wav\tstop\t\t\taccept", "b.wav\t\t\t\tmaybe"])
         #expect {
-            try Manifest(path: path)
+            try CorpusManifest(path: path)
         } throws: { error in
             let description = (error as? ManifestError)?.description ?? ""
             return description.hasSuffix(":3: the `expect` field is \"maybe\"; expected `accept`, `reject` or nothing")
@@ -137,7 +138,7 @@ struct LiveRejectionTests {
     @Test(.enabled(if: Fixtures.corpora != nil, "needs the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func singleWordsOutsideTheGrammarAreMostlyRejected() throws {
         let recognizer = try Self.intentsRecognizer()
-        let manifest = try Manifest(path: (Fixtures.corpora ?? "") + "/speech_commands_v001_sample/manifest.tsv")
+        let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/speech_commands_v001_sample/manifest.tsv")
         let auxiliary = manifest.entries.filter { $0.labels?.contains("auxiliary_word") == true }
         var accepted = 0
         for entry in auxiliary where !(try recognizer.recognize(try AudioFile.read(entry.audioPath))).rejected { accepted += 1 }
@@ -172,7 +173,7 @@ struct LiveRejectionTests {
 
 @Suite("Operating points in the rejection report")
 struct OperatingPointReportTests {
-    @Test func theLenientPointIsCountedBesideTheOperatingPoint() {
+    @Test func theLenientPointIsCountedBesideTheOperatingPoint() throws {
         let outcomes = [
             RejectionReport.Outcome(role: .positive, right: true, heard: true, rejected: true, confidence: 0.5, seconds: 1),
             RejectionReport.Outcome(role: .positive, right: true, heard: true, rejected: false, confidence: 0.9, seconds: 1),
@@ -183,10 +184,10 @@ struct OperatingPointReportTests {
         let report = RejectionReport(outcomes: outcomes, threshold: 0.87, lenientThreshold: 0.2)
         #expect(report.operatingPoint.acceptedRight == 1)
         #expect(report.operatingPoint.acceptanceOfHeardRight == 0.5)
-        let lenient = try? #require(report.lenientPoint)
-        #expect(lenient?.acceptedRight == 2)
-        #expect(lenient?.acceptanceOfHeardRight == 1)
-        #expect(lenient?.falseAccepts == 1)
-        #expect(lenient?.falseAcceptsPerHour == 1)
+        let lenient = try #require(report.lenientPoint)
+        #expect(lenient.acceptedRight == 2)
+        #expect(lenient.acceptanceOfHeardRight == 1)
+        #expect(lenient.falseAccepts == 1)
+        #expect(lenient.falseAcceptsPerHour == 1)
     }
 }

@@ -4,6 +4,7 @@ import HeedRuntime
 import HeedService
 import Synchronization
 import Testing
+import HeedState
 
 /// `heed serve` as users run it: the real service process on a temporary socket, and real
 /// client processes (`heed-client-example`, identified by the kernel through their executable),
@@ -74,14 +75,20 @@ struct ServeTests {
         private let output = Collected()
         private let errors = Collected()
 
-        init(_ setup: Setup, extra: [String] = []) throws {
+        /// Starts the service; with `microphone`, Heed's microphone is on (`extra` names the
+        /// device) and `environment` holds its HOME (an `.asoundrc`) and `XDG_RUNTIME_DIR`.
+        init(_ setup: Setup, extra: [String] = [], microphone: Bool = false, environment: [String: String] = [:]) throws {
             process = Process()
             process.executableURL = Fixtures.heedBinary
             process.arguments =
-                [
-                    "serve", "--no-microphone", "--json", "--socket", setup.socket, "--state-dir", setup.state, "--config", setup.config,
+                ["serve"] + (microphone ? [] : ["--no-microphone"])
+                + [
+                    "--json", "--socket", setup.socket, "--state-dir", setup.state, "--config", setup.config,
                     "--clients", setup.clients.path,
                 ] + extra
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            }
             process.standardInput = FileHandle.nullDevice
             let out = Pipe()
             let err = Pipe()
@@ -259,10 +266,10 @@ struct ServeTests {
         #expect(result.status == 1)
         #expect(result.error.contains("invalidGrammar") && result.error.contains("commands"), "\(result.error)")
 
-        // Heed's microphone is not built yet: a clear status, not a hang.
+        // A service started with --no-microphone has no hand-off: a clear status, not a hang.
         result = try setup.client(["listen"])
         #expect(result.status == 1)
-        #expect(result.error.contains("unavailable") && result.error.contains("not built yet"), "\(result.error)")
+        #expect(result.error.contains("unavailable") && result.error.contains("--no-microphone"), "\(result.error)")
 
         #expect(service.stop() == 0)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HeedRuntime
 import Testing
+import HeedEvaluation
 
 @Suite("Transcripts and manifests")
 struct TranscriptTests {
@@ -20,7 +21,7 @@ struct TranscriptTests {
         let folder = try Fixtures.temporaryDirectory()
         let path = folder.appendingPathComponent("m.tsv").path
         try "wav\ttranscript\tintent_slots_json\tspeaker\nwav/a.wav\tGo Forward\t{}\ts1\n\nwav/b.wav\t\t\t\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let manifest = try Manifest(path: path)
+        let manifest = try CorpusManifest(path: path)
         #expect(manifest.entries.count == 2)
         #expect(manifest.entries[0].audioPath == folder.appendingPathComponent("wav/a.wav").path)
         #expect(manifest.entries[0].transcript == "go forward")
@@ -33,11 +34,11 @@ struct TranscriptTests {
         let path = folder.appendingPathComponent("m.tsv").path
         try "transcript\twav\nhello\ta.wav\nbye\t\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: ManifestError(path: path, line: 3, reason: "the `wav` field (column 2) is empty")) {
-            try Manifest(path: path)
+            try CorpusManifest(path: path)
         }
         try "file\ttranscript\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: ManifestError(path: path, line: 1, reason: "the header row has no `wav` column (columns: file, transcript)")) {
-            try Manifest(path: path)
+            try CorpusManifest(path: path)
         }
     }
 }

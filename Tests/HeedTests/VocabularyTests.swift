@@ -7,6 +7,7 @@ import HeedRuntime
 import HeedSpeech
 import Logging
 import Testing
+import HeedState
 
 /// Manifests like the built-in plugins', for stores in tests.
 private enum VocabularyFixtures {
@@ -116,10 +117,10 @@ struct VocabularyPronunciationTests {
     }
 
     @Test func phonesAreSpokenInProcess() throws {
-        let audio = try GraphemeToPhoneme.synthesize(words: [["Z", "IH", "R", "T", "EH", "K"]])
+        let audio = try EspeakSynthesizer().synthesize(phones: [["Z", "IH", "R", "T", "EH", "K"]])
         #expect(audio.sampleRate == 22_050)
         #expect(Double(audio.samples.count) / Double(audio.sampleRate) > 0.2)
-        let wav = GraphemeToPhoneme.wavData(samples: audio.samples, sampleRate: audio.sampleRate)
+        let wav = audio.wavData
         #expect(wav.count == 44 + audio.samples.count * 2)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A labelled corpus listing: a TSV file with a header row and the columns `wav`,
 /// `transcript`, `intent_slots_json`, `speaker` and `expect` (only `wav` is required).
 /// Paths are relative to the manifest's folder. Other columns are ignored.
-public struct Manifest: Sendable {
+public struct CorpusManifest: Sendable {
     /// What a row says the recognizer should do with its recording (the `expect` column).
     public enum Expectation: String, Sendable, Hashable, Codable {
         /// A command: it should be heard right and accepted.

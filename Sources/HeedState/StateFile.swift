@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Glibc
 import HeedCore
 
@@ -49,7 +49,7 @@ struct StateFile<Content: StateFileContent>: Sendable {
     ///   when the folder, the lock or the new file cannot be made, or what `body` throws.
     func update<Result>(_ body: (inout Content) throws -> Result) throws -> Result {
         let directory = url.deletingLastPathComponent()
-        try Self.createDirectory(directory)
+        try AtomicFile.createDirectory(directory)
         let lock = try Self.lock(lockURL)
         defer { close(lock) }
         var content = try load()
@@ -99,59 +99,10 @@ struct StateFile<Content: StateFileContent>: Sendable {
         var data = try encoder.encode(content)
         data.append(UInt8(ascii: "\n"))
 
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(
-            ".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StateFileError(.write, path: temporary.path, errno: errno) }
-        var written = false
-        defer { if !written { unlink(temporary.path) } }
-        do {
-            defer { close(fd) }
-            try data.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress else { return }
-                var offset = 0
-                while offset < buffer.count {
-                    let count = Glibc.write(fd, base + offset, buffer.count - offset)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        throw StateFileError(.write, path: temporary.path, errno: errno)
-                    }
-                    offset += count
-                }
-            }
-            guard fsync(fd) == 0 else { throw StateFileError(.write, path: temporary.path, errno: errno) }
-        }
-        guard rename(temporary.path, url.path) == 0 else { throw StateFileError(.write, path: url.path, errno: errno) }
-        written = true
-        // Make the rename itself durable.
-        let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            _ = fsync(directoryFD)
-            close(directoryFD)
-        }
+        try AtomicFile.replace(url, with: data)
     }
 
     // MARK: Folder and lock
-
-    /// Creates `directory` and any missing parents with mode 0700.
-    static func createDirectory(_ directory: URL) throws {
-        var missing: [String] = []
-        var path = directory.standardizedFileURL.path
-        var isDirectory: ObjCBool = false
-        while !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            missing.append(path)
-            let parent = (path as NSString).deletingLastPathComponent
-            if parent == path || parent.isEmpty { break }
-            path = parent
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw StateFileError(.directory, path: path, errno: ENOTDIR)
-        }
-        for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw StateFileError(.directory, path: path, errno: errno)
-        }
-    }
 
     /// Opens and exclusively locks `lockURL`, waiting for other holders.
     private static func lock(_ lockURL: URL) throws -> Int32 {
@@ -204,6 +155,68 @@ public struct StateFileError: Error, CustomStringConvertible, Sendable {
         case .directory: return "\(path): cannot create the state folder: \(reason)"
         case .lock: return "\(path): cannot lock the state file: \(reason)"
         default: return "\(path): cannot write the state file: \(reason)"
+        }
+    }
+}
+
+/// Replaces a file's content so that a reader, or a crash, sees the old content or the new,
+/// never half of it: a temporary file (mode 0600) in the same folder, flushed to disk and
+/// renamed over the file; the folder is flushed too. Shared by the state files and by the
+/// service's dictation results.
+package enum AtomicFile {
+    /// Writes `data` to `url` atomically; the folder must exist.
+    /// - Throws: ``StateFileError`` `.write` when the temporary file cannot be written or renamed.
+    package static func replace(_ url: URL, with data: Data) throws {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(
+            ".\(url.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StateFileError(.write, path: temporary.path, errno: errno) }
+        var written = false
+        defer { if !written { unlink(temporary.path) } }
+        do {
+            defer { close(fd) }
+            try data.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                while offset < buffer.count {
+                    let count = Glibc.write(fd, base + offset, buffer.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw StateFileError(.write, path: temporary.path, errno: errno)
+                    }
+                    offset += count
+                }
+            }
+            guard fsync(fd) == 0 else { throw StateFileError(.write, path: temporary.path, errno: errno) }
+        }
+        guard rename(temporary.path, url.path) == 0 else { throw StateFileError(.write, path: url.path, errno: errno) }
+        written = true
+        // Make the rename itself durable.
+        let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Creates `directory` and any missing parents with mode 0700.
+    /// - Throws: ``StateFileError`` `.directory`.
+    package static func createDirectory(_ directory: URL) throws {
+        var missing: [String] = []
+        var path = directory.standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            missing.append(path)
+            let parent = (path as NSString).deletingLastPathComponent
+            if parent == path || parent.isEmpty { break }
+            path = parent
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StateFileError(.directory, path: path, errno: ENOTDIR)
+        }
+        for path in missing.reversed() where mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw StateFileError(.directory, path: path, errno: errno)
         }
     }
 }

@@ -142,7 +142,7 @@ public struct Evaluation: Sendable {
         }
     }
 
-    private let manifest: Manifest
+    private let manifest: CorpusManifest
     private let intents: IntentParser?
     private let noise: NoiseCondition?
     private let allNegative: Bool
@@ -166,7 +166,7 @@ public struct Evaluation: Sendable {
     ///     (its longest utterance), instead of the whole recording.
     ///   - denoising: when to pass each recording (after the noise is mixed in) through the noise suppressor.
     public init(
-        manifest: Manifest,
+        manifest: CorpusManifest,
         intents: IntentParser? = nil,
         noise: NoiseCondition? = nil,
         allNegative: Bool = false,
@@ -212,7 +212,7 @@ public struct Evaluation: Sendable {
     /// The `expect` column wins; then a transcript is a positive when the grammar can
     /// produce it and a negative when it cannot; then a row with an intent label is a
     /// positive. Other rows have no role.
-    public static func role(of entry: Manifest.Entry, inGrammar: Bool?) -> EvaluationReport.Role? {
+    public static func role(of entry: CorpusManifest.Entry, inGrammar: Bool?) -> EvaluationReport.Role? {
         switch entry.expectation {
         case .accept: return .positive
         case .reject: return .negative
@@ -312,7 +312,7 @@ public struct Evaluation: Sendable {
     }
 
     /// Reads, recognizes and scores one recording.
-    private func evaluate(_ entry: Manifest.Entry, with recognizer: inout some SpeechRecognizer) throws(RecognizerError) -> Outcome {
+    private func evaluate(_ entry: CorpusManifest.Entry, with recognizer: inout some SpeechRecognizer) throws(RecognizerError) -> Outcome {
         var outcome = Outcome()
         var audio: AudioBuffer
         // The recording's own length: the hours of speech a false accept is counted against.
@@ -422,7 +422,7 @@ public struct Evaluation: Sendable {
         return ([match.intent] + slots).joined(separator: " ")
     }
 
-    private static func failure(entry: Manifest.Entry, result: RecognitionResult, inGrammar: Bool?, role: EvaluationReport.Role?) -> EvaluationReport.Failure? {
+    private static func failure(entry: CorpusManifest.Entry, result: RecognitionResult, inGrammar: Bool?, role: EvaluationReport.Role?) -> EvaluationReport.Failure? {
         if role == .negative, !result.rejected, inGrammar != false {
             // Marked as speech to reject, with no transcript or one the grammar could produce.
             return .init(kind: .falseAccept, file: entry.relativePath, line: entry.line, expected: entry.transcript, heard: result.text, confidence: result.confidence)
@@ -596,11 +596,4 @@ public func peakResidentMegabytes() -> Double {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Double(usage.ru_maxrss) / 1024
-}
-
-extension Duration {
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-    }
 }

@@ -1,0 +1,52 @@
+/// A grammar to recognize with: JSGF text, a word graph built by Heed, or open-vocabulary
+/// dictation with the recognizer's language model.
+public struct Grammar: Sendable, Hashable {
+    /// What the grammar is written as.
+    public enum Source: Sendable, Hashable {
+        case jsgf(String)
+        case wordGraph(WordGraph)
+        /// The recognizer's n-gram language model, with these words added to it.
+        case languageModel(words: [String])
+    }
+
+    /// A name for messages, and how a recognizer that keeps several grammars finds it.
+    public var name: String
+    /// The grammar itself.
+    public let source: Source
+
+    /// Creates a grammar from JSGF text; all public rules are accepted.
+    public init(name: String, jsgf: String) {
+        self.name = name
+        self.source = .jsgf(jsgf)
+    }
+
+    /// Creates a grammar from a word graph.
+    public init(name: String, wordGraph: WordGraph) {
+        self.name = name
+        self.source = .wordGraph(wordGraph)
+    }
+
+    /// Open-vocabulary dictation: the recognizer's n-gram language model over its whole
+    /// dictionary, with `words` added (the user's vocabulary, a request's contextual strings).
+    /// A word the dictionary lacks is pronounced as the recognizer's additional pronunciations
+    /// say, else as guessed; words that neither can pronounce are left out.
+    /// - Parameter words: Lower-case words.
+    public static func dictation(words: [String] = []) -> Grammar {
+        Grammar(name: "dictation", source: .languageModel(words: Array(Set(words)).sorted()))
+    }
+
+    private init(name: String, source: Source) {
+        self.name = name
+        self.source = source
+    }
+
+    /// Whether this is open-vocabulary dictation rather than a grammar.
+    public var isDictation: Bool {
+        if case .languageModel = source { true } else { false }
+    }
+
+    /// The word graph, for a grammar made from one.
+    public var wordGraph: WordGraph? {
+        if case .wordGraph(let graph) = source { graph } else { nil }
+    }
+}
