@@ -336,6 +336,13 @@ extension UnixSocket {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// Bytes received and not read yet (`ioctl(FIONREAD)`): how far a reader is behind its peer.
+    package static func pendingBytes(_ descriptor: Int32) -> Int {
+        var count: Int32 = 0
+        guard ioctl(descriptor, UInt(FIONREAD), &count) == 0 else { return 0 }
+        return Int(count)
+    }
+
     /// Whether a host name or address is the loopback interface (`127.0.0.0/8`, `::1`, `localhost`).
     package static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")

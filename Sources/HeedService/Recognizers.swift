@@ -126,11 +126,18 @@ public final class Recognizers: Sendable {
     package var setup: Setup { pool.withLock { $0.setup } }
     private let logger: Logger
     /// Idle decoders kept per grammar.
-    private let keep = 2
+    private let keep: Int
 
-    public init(setup: Setup, logger: Logger) {
+    /// Creates the pool.
+    /// - Parameters:
+    ///   - setup: The grammars and decoder configurations.
+    ///   - logger: Receives the decoders' diagnostics.
+    ///   - idleDecoders: Idle decoders kept per grammar for the next tasks (each holds its
+    ///     grammar's search, tens of MB); a task that finds none loads one.
+    public init(setup: Setup, logger: Logger, idleDecoders: Int = 2) {
         self.pool = Mutex(Pool(setup: setup))
         self.logger = logger
+        self.keep = idleDecoders
     }
 
     /// Replaces the setup (SIGHUP: intents or vocabulary changed). Idle decoders are freed;

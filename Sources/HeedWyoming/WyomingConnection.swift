@@ -97,8 +97,12 @@ final class WyomingSession {
 
     private var request: Request?
     private var audio: AudioInput?
+    /// The current stream's request was refused (its `error` went out): its audio is dropped
+    /// quietly up to its `audio-stop`, not refused chunk by chunk.
+    private var ignoringAudio = false
     /// The wake phrase spotter's decoder, loaded at the first `detect` and kept.
     private var spotterRecognizer: PocketSphinxRecognizer?
+    private var reader: WyomingEventReader?
     private var commandGrammarName = ""
 
     init(connection: WyomingConnection) {
@@ -111,6 +115,7 @@ final class WyomingSession {
     /// whether it ended because the stream could not be framed.
     func run() -> (reason: String, framingLost: Bool) {
         let reader = WyomingEventReader(descriptor: connection.descriptor, limits: configuration.limits)
+        self.reader = reader
         while true {
             switch reader.next() {
             case .event(let event): handle(event)
@@ -192,6 +197,8 @@ final class WyomingSession {
 
     private func transcribe(_ event: WyomingEvent) {
         if let language = event.string("language"), !language.lowercased().hasPrefix("en") {
+            replaceRequest()
+            ignoringAudio = true
             return fail("unsupported", "Heed recognizes English (en), not '\(language)'")
         }
         startTranscription()
@@ -200,11 +207,13 @@ final class WyomingSession {
     @discardableResult
     private func startTranscription() -> Bool {
         replaceRequest()
+        ignoringAudio = true
         guard permitted() else { return false }
         do {
             let lease = try service.recognizers.checkOut(.grammar(.intents))
             request = .transcribe(
                 Transcription(lease: lease, recognizers: service.recognizers, partialResults: configuration.partialResults))
+            ignoringAudio = false
             return true
         } catch {
             fail(error.status.rawValue, error.message)
@@ -217,9 +226,11 @@ final class WyomingSession {
         if case .transcribe(let transcription) = request { transcription.close() }
         request = nil
         audio = nil
+        ignoringAudio = false
     }
 
     private func audioStart(_ event: WyomingEvent) {
+        guard !ignoringAudio else { return }
         guard let format = AudioInput(event, fail: fail) else { return }
         if request == nil {
             // Audio without a request is transcribed, as Wyoming's speech-to-text services do.
@@ -232,6 +243,7 @@ final class WyomingSession {
     }
 
     private func audioChunk(_ event: WyomingEvent) {
+        guard !ignoringAudio else { return }
         if audio == nil {
             guard let format = AudioInput(event, fail: fail) else { return }
             if request == nil, !startTranscription() { return }
@@ -247,6 +259,10 @@ final class WyomingSession {
         audio = input
         switch request {
         case .transcribe(let transcription):
+            // Partial results cost a live decode of every chunk. A connection that falls more than
+            // half a second of audio behind its peer (a busy machine) stops them for this stream,
+            // so that the final transcript does not wait behind them; it is not affected.
+            if transcription.streaming, let reader, reader.backlog > input.bytesPerSecond / 2 { transcription.stopPartials() }
             let maximum = Int(configuration.maximumSeconds) * AudioBuffer.recognitionSampleRate
             if let delta = transcription.append(samples, maximumSamples: maximum) {
                 send(WyomingEvent("transcript-chunk", ["text": .string(delta)]))
@@ -259,6 +275,10 @@ final class WyomingSession {
     }
 
     private func audioStop() {
+        guard !ignoringAudio else {
+            ignoringAudio = false
+            return
+        }
         switch request {
         case .transcribe(let transcription):
             request = nil
@@ -307,6 +327,7 @@ final class WyomingSession {
 
     private func detect(_ event: WyomingEvent) {
         replaceRequest()
+        ignoringAudio = true
         if case .array(let names)? = event.data["names"] {
             let wanted = names.compactMap { if case .string(let name) = $0 { name } else { nil } }
             if !wanted.isEmpty, !wanted.contains(configuration.wakePhrase), !wanted.contains("heed") {
@@ -331,6 +352,7 @@ final class WyomingSession {
             }
         }
         request = .detect(Detection())
+        ignoringAudio = false
     }
 
     private var spotter: WakePhraseSpotter {
@@ -426,6 +448,8 @@ struct AudioInput {
         converter = CaptureConverter(inputRate: rate, channels: channels, outputRate: AudioBuffer.recognitionSampleRate)
     }
 
+    var bytesPerSecond: Int { rate * width * channels }
+
     func differs(rate: Int, width: Int, channels: Int) -> Bool {
         rate != self.rate || width != self.width || channels != self.channels
     }
@@ -488,6 +512,12 @@ final class Transcription {
     /// The rest of the final text, when it extends what the chunks said.
     func finalDelta(_ text: String) -> String? {
         delta(to: text)
+    }
+
+    /// Ends partial results for this stream; the final transcript is the same without them.
+    func stopPartials() {
+        partials?.stop()
+        partials = nil
     }
 
     /// Decodes the whole audio, as `heed recognize` decodes a file.

@@ -113,16 +113,25 @@ final class WyomingEventReader {
     /// The stream offset of the next unread byte.
     var offset: Int { consumed + start }
 
+    /// Bytes received and not read yet: in this reader's buffer and in the socket's.
+    var backlog: Int { available + UnixSocket.pendingBytes(descriptor) }
+
     /// Reads the next event, waiting for it.
     func next() -> Outcome {
-        let headerOffset = offset
-        guard let line = readLine() else {
-            if available == 0 { return .end }
-            return available > limits.headerBytes
-                ? .malformed("a header line longer than \(limits.headerBytes) bytes at byte \(headerOffset); a header is one JSON object on one line")
-                : .truncated("the peer closed the connection inside a header line at byte \(headerOffset)")
+        var headerOffset = offset
+        var text: [UInt8] = []
+        // Blank lines between events are skipped (a loop: a peer may send any number of them).
+        while text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+            headerOffset = offset
+            guard let line = readLine() else {
+                if available == 0 { return .end }
+                return available > limits.headerBytes
+                    ? .malformed("a header line longer than \(limits.headerBytes) bytes at byte \(headerOffset); a header is one JSON object on one line")
+                    : .truncated("the peer closed the connection inside a header line at byte \(headerOffset)")
+            }
+            text = line
         }
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return next() }
+        let line = text
         let header: [String: JSONValue]
         do {
             header = try JSONDecoder().decode([String: JSONValue].self, from: Data(line))

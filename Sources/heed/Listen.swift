@@ -99,7 +99,7 @@ struct Listen: AsyncParsableCommand {
             "The confidence (0–1) the wake phrase must reach: lower hears it more readily, and false wakes too.",
             valueName: "confidence")
     )
-    var wakeThreshold = 0.5
+    var wakeThreshold = WakePhraseSpotter.defaultThreshold
 
     @Option(name: .customLong("end-silence"), help: ArgumentHelp("Seconds of quiet that end an utterance.", valueName: "seconds"))
     var endSilence = Endpointer.Configuration.standard.endSilence

@@ -109,6 +109,13 @@ struct Serve: AsyncParsableCommand {
     var wyomingClients: [String] = []
 
     @Option(
+        name: .customLong("idle-decoders"),
+        help: ArgumentHelp(
+            "Idle decoders kept per grammar for the next requests (each tens of MB); a request that finds none loads one (about 0.3 s of CPU).",
+            valueName: "n"))
+    var idleDecoders = 2
+
+    @Option(
         name: .customLong("wake-threshold"),
         help: ArgumentHelp(
             "The confidence (0–1) the wake phrase (the config's wakePhrase, else \"hey heed\") must reach for a Wyoming detection.",
@@ -130,6 +137,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         guard (1...64).contains(maximumTasks) else { throw ValidationError("--max-tasks must be between 1 and 64, not \(maximumTasks)") }
         if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
+        guard (0...64).contains(idleDecoders) else { throw ValidationError("--idle-decoders must be between 0 and 64, not \(idleDecoders)") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         for uri in wyoming {
             do {
@@ -218,7 +226,7 @@ struct Serve: AsyncParsableCommand {
         // Questions go to the service's terminal, when it has one.
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
             noAsk || isatty(STDIN_FILENO) == 0 ? nil : { @Sendable prompt in askOnTerminal(prompt.question) }
-        let recognizers = Recognizers(setup: setup, logger: logger)
+        let recognizers = Recognizers(setup: setup, logger: logger, idleDecoders: idleDecoders)
         let permission = ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders, ask: ask)
         let service = try SpeechService(
             socket: listening,
