@@ -237,6 +237,10 @@ final class RecognitionRun: @unchecked Sendable {
         var endpointer = Endpointer(configuration: .dictation(maximumUtterance: seconds))
         var decodedForPartials = 0
         var heardSpeech = false
+        // From the speaker's pause (`likelyEnd`) the live pass waits: if the pause ends the
+        // dictation, the pass has heard what the endpointer's utterance holds, and not a second
+        // of room noise after it (it made words of it: "himself so").
+        var paused = false
         let noSpeechTimeout = min(seconds, connection.service.configuration.noSpeechTimeout)
         while true {
             while let input = take(waiting: false) {
@@ -262,11 +266,14 @@ final class RecognitionRun: @unchecked Sendable {
             for event in endpointer.process(chunk) {
                 switch event {
                 case .speechStarted: heardSpeech = true
+                case .likelyEnd: paused = true
+                case .speechResumed: paused = false
                 case .speechEnded(let utterance) where utterance.ending == .tooShort:
                     // A click or a cough: listen on.
                     live.stop()
                     live = PartialResults(live.recognizer)
                     decodedForPartials = 0
+                    paused = false
                 case .speechEnded:
                     speechEndedAt = .now
                     do {
@@ -274,10 +281,9 @@ final class RecognitionRun: @unchecked Sendable {
                     } catch {
                         return .failed(.unavailable, "decoding failed: \(error)")
                     }
-                default: break
                 }
             }
-            if endpointer.inSpeech {
+            if endpointer.inSpeech, !paused {
                 let samples = endpointer.currentSamples
                 if samples.count > decodedForPartials {
                     if let text = live.decode(Array(samples[decodedForPartials...])), partialResults { sendPartial(text) }
