@@ -61,8 +61,8 @@ for f in $files; do
   /usr/bin/time -f %M -o "$work/debian.rss" pocketsphinx_continuous -infile "$f" -hmm "$model/en-us" \
     -dict "$model/cmudict-en-us.dict" -lm "$model/en-us.lm.bin" -logfn /dev/null > "$work/one.txt"
   end=$(date +%s.%N)
-  seconds=$(soxi -D "$f" 2>/dev/null || python3 -c "import wave,sys; w=wave.open(sys.argv[1]); print(w.getnframes()/16000)" "$f")
-  printf '%s\t%s\t%s\n' "$(tr '\n' ' ' < "$work/one.txt" | sed 's/ *$//')" "$(echo "$end - $start" | bc)" "$seconds" >> "$work/debian.hyp"
+  seconds=$(python3 -c "import wave,sys; w=wave.open(sys.argv[1]); print(w.getnframes()/16000)" "$f")
+  printf '%s\t%s\t%s\n' "$(tr '\n' ' ' < "$work/one.txt" | sed 's/ *$//')" "$(python3 -c "print($end - $start)")" "$seconds" >> "$work/debian.hyp"
 done
 
 python3 - "$data/transcription" "$work" <<'PY'

@@ -100,6 +100,10 @@ final class RecognitionRun: @unchecked Sendable {
         setState(.starting)
         recognize()
         if let handoff {
+            // A client that went away while the text was made is gone too.
+            while let input = take(waiting: false) {
+                if case .cancel(silently: true) = input { clientGone = true }
+            }
             if clientGone { handoff.runCallback() }
             handoff.release()
         }
@@ -213,6 +217,11 @@ final class RecognitionRun: @unchecked Sendable {
     /// stops. A client that goes away does not stop it.
     private func runMicrophone(_ lease: Recognizers.Lease) -> Outcome {
         guard let handoff else { return .failed(.unavailable, "no microphone was reserved") }
+        // The speech is decoded as it comes, so that the text is ready as soon as the speaker
+        // stops (docs/MEASUREMENTS.md#dictation); partial results come from the same pass. The
+        // decoder is loaded before Heed says it listens: none of the speech waits for it.
+        guard var live = PartialResults(lease) else { return .failed(.unavailable, "cannot load a decoder for the microphone") }
+        defer { live.stop() }
         let capture: ALSACapture
         do {
             capture = try ALSACapture(device: handoff.device)
@@ -226,12 +235,12 @@ final class RecognitionRun: @unchecked Sendable {
         handoff.log("recording for \(handoff.appID) on \(handoff.device)", state: "recording")
         let seconds = Double(maxSamples) / Double(AudioBuffer.recognitionSampleRate)
         var endpointer = Endpointer(configuration: .dictation(maximumUtterance: seconds))
-        // The speech is decoded as it comes, so that the text is ready as soon as the speaker
-        // stops (docs/DICTATION.md, "Hand-off latency"); partial results come from the same pass.
-        guard var live = PartialResults(lease) else { return .failed(.unavailable, "cannot load a decoder for the microphone") }
-        defer { live.stop() }
         var decodedForPartials = 0
         var heardSpeech = false
+        // From the speaker's pause (`likelyEnd`) the live pass waits: if the pause ends the
+        // dictation, the pass has heard what the endpointer's utterance holds, and not a second
+        // of room noise after it (it made words of it: "himself so").
+        var paused = false
         let noSpeechTimeout = min(seconds, connection.service.configuration.noSpeechTimeout)
         while true {
             while let input = take(waiting: false) {
@@ -257,11 +266,14 @@ final class RecognitionRun: @unchecked Sendable {
             for event in endpointer.process(chunk) {
                 switch event {
                 case .speechStarted: heardSpeech = true
+                case .likelyEnd: paused = true
+                case .speechResumed: paused = false
                 case .speechEnded(let utterance) where utterance.ending == .tooShort:
                     // A click or a cough: listen on.
                     live.stop()
                     live = PartialResults(live.recognizer)
                     decodedForPartials = 0
+                    paused = false
                 case .speechEnded:
                     speechEndedAt = .now
                     do {
@@ -269,10 +281,9 @@ final class RecognitionRun: @unchecked Sendable {
                     } catch {
                         return .failed(.unavailable, "decoding failed: \(error)")
                     }
-                default: break
                 }
             }
-            if endpointer.inSpeech {
+            if endpointer.inSpeech, !paused {
                 let samples = endpointer.currentSamples
                 if samples.count > decodedForPartials {
                     if let text = live.decode(Array(samples[decodedForPartials...])), partialResults { sendPartial(text) }

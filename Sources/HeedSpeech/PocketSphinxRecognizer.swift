@@ -400,7 +400,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// The result from the active search's segments (decoded just now, batch or live): the
     /// alternatives, the alignment and phone loop that confidence is measured on.
-    private func result(best: [RawSegment], lastWords: String?, cpuStart: Double) throws(RecognizerError) -> RecognitionResult {
+    /// - Parameter live: the segments come from a live pass, whose frames count from the start of
+    ///   the decoder's stream, not of the utterance: the words take the alignment's times.
+    private func result(best: [RawSegment], lastWords: String?, cpuStart: Double, live: Bool = false) throws(RecognizerError)
+        -> RecognitionResult
+    {
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
         var words = best.filter { !Self.isFiller($0.word) }
@@ -413,6 +417,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             words = alignment.filter { !Self.isFiller($0.word) }
         } else {
             alignment = try align(words.map { Self.baseWord($0.word) })
+            let alignedWords = alignment.filter { !Self.isFiller($0.word) }
+            if live, alignedWords.count == words.count { words = alignedWords }
         }
         let aligned = alignment.isEmpty ? best : alignment
         let phones = configuration.phoneLoopReference ? try decode(search: Self.phoneLoopSearch) : []
@@ -490,7 +496,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         liveUtterance = false
         try decoder.endUtterance()
         if let silence = silenceResult(cpuStart: cpuStart) { return silence }
-        var result = try self.result(best: decoder.segments(), lastWords: lastWords, cpuStart: cpuStart)
+        var result = try self.result(best: decoder.segments(), lastWords: lastWords, cpuStart: cpuStart, live: true)
         result.decodeSeconds += utteranceCPUSeconds
         return result
     }

@@ -152,9 +152,16 @@ struct RecognizerOptions: ParsableArguments {
     }
 
     /// The decoder configuration of dictation: these options, and the registered vocabulary's pronunciations.
+    ///
+    /// Confidence is measured without the phone loop (the path-only model of `--no-phone-loop`):
+    /// dictation rejects nothing but silence, so the loop's sharper rejection buys nothing, and
+    /// it was most of the time a hand-off's text took once the speaker stopped (about 250 of 360
+    /// ms, docs/MEASUREMENTS.md#dictation).
     func dictationConfiguration(vocabulary: VocabularySnapshot) -> PocketSphinxRecognizer.Configuration {
         var configuration = decoderConfiguration(forIntents: false, vocabulary: vocabulary, lenient: true)
         configuration.additionalPronunciations = vocabulary.additionalPronunciations
+        configuration.phoneLoopReference = false
+        configuration.confidence = .pathOnly
         return configuration
     }
 

@@ -82,6 +82,14 @@ struct DictationRecognizerTests {
         #expect(Self.errors(sentence.words, heard) <= 2, "\(result.text)")
         #expect(result.words.first.map { $0.start < 0.5 } == true, "segment times count from the utterance")
         #expect(abs(result.durationSeconds - Double(samples.count) / 16_000) < 0.01)
+
+        // The next live utterance of the same decoder (a hand-off's decoder is kept): its times
+        // count from its own start too, not from the decoder's stream.
+        try recognizer.startLiveDecoding()
+        try recognizer.decodeLive(samples)
+        let again = try recognizer.finishLiveDecoding()
+        #expect(again.words.first.map { $0.start < 0.5 } == true, "\(again.words)")
+        #expect(again.words.last.map { $0.end <= again.durationSeconds + 0.011 } == true, "\(again.words)")
     }
 
     @Test func wordsTheDictionaryLacksAreAddedWithAGuessedPronunciation() throws {
