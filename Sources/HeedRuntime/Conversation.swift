@@ -37,32 +37,6 @@ public enum ExpectedAnswer: Sendable, Hashable {
     case value(intent: String, parameter: String)
 }
 
-/// One step of a conversation, as `heed run --json` prints it (one JSON object a line).
-public struct ConversationEvent: Sendable, Encodable {
-    /// `intent`, `route` (a control intent's activity: `app`, `text` its title, `values` every
-    /// candidate's title), `authorization`, `resolve`, `prompt`, `answer`, `confirm`, `handle`,
-    /// `response`, `end`, and `notification` (`heed run --wait`).
-    public var event: String
-    public var intent: String?
-    public var parameters: [String: PluginValue]?
-    public var app: String?
-    public var status: String?
-    public var parameter: String?
-    public var outcome: String?
-    public var values: [PluginValue]?
-    public var text: String?
-    public var milliseconds: Double?
-
-    init(_ event: String) { self.event = event }
-
-    /// `{"event": "notification", "text": …}`: what a plugin announced on its own.
-    public static func notification(_ text: String) -> ConversationEvent {
-        var event = ConversationEvent("notification")
-        event.text = text
-        return event
-    }
-}
-
 /// How a conversation ended.
 public struct ConversationResult: Sendable, Hashable {
     /// The kind of ending.
@@ -96,6 +70,11 @@ public struct ConversationResult: Sendable, Hashable {
     public var ending: Ending
     /// What the user was told last.
     public var message: String
+
+    public init(ending: Ending, message: String) {
+        self.ending = ending
+        self.message = message
+    }
 }
 
 /// Limits that keep a conversation short.
@@ -293,15 +272,9 @@ public actor Dispatcher {
         events: @escaping @Sendable (ConversationEvent) -> Void = { _ in }
     ) async -> ConversationResult {
         var conversation = Conversation(match: match, catalog: catalog, limits: limits, user: user, events: events)
-        var started = ConversationEvent("intent")
-        started.intent = match.intent
-        started.parameters = conversation.parameters
-        events(started)
+        events(.intent(match.intent, parameters: conversation.parameters))
         let result = await run(&conversation)
-        var end = ConversationEvent("end")
-        end.outcome = result.ending.description
-        end.text = result.message
-        events(end)
+        events(.end(result))
         return result
     }
 
@@ -334,7 +307,7 @@ public actor Dispatcher {
         let confirmIntent = conversation.pluginIntent
         let confirmation = await conversation.timed { await host.confirm(confirmIntent) }
         func reportConfirm(_ outcome: String, _ text: String? = nil) {
-            conversation.report("confirm", app: manifest.appID, outcome: outcome, text: text, milliseconds: confirmation.milliseconds)
+            conversation.events(.confirm(.init(app: manifest.appID, outcome: outcome, text: text, milliseconds: confirmation.milliseconds)))
         }
         switch confirmation.reply.result {
         case .failure(let failure):
@@ -359,12 +332,11 @@ public actor Dispatcher {
         let handled = await conversation.timed { await host.handle(handleIntent) }
         switch handled.reply.result {
         case .failure(let failure):
-            conversation.report("handle", app: manifest.appID, outcome: "failure", text: failure.reason, milliseconds: handled.milliseconds)
+            conversation.events(.handle(.init(app: manifest.appID, outcome: "failure", text: failure.reason, milliseconds: handled.milliseconds)))
             return await conversation.end(.failure, failure.reason)
         case .success(let outcome):
-            conversation.report(
-                "handle", app: manifest.appID, outcome: outcome.status.rawValue, text: outcome.response, milliseconds: handled.milliseconds
-            )
+            conversation.events(
+                .handle(.init(app: manifest.appID, outcome: outcome.status.rawValue, text: outcome.response, milliseconds: handled.milliseconds)))
             let fallback = definition.response(outcome.status == .failure ? "failure" : "success", values: conversation.typedValues(of: definition))
             let message = outcome.response ?? fallback ?? (outcome.status == .failure ? "That didn't work." : "Done.")
             switch outcome.status {
@@ -386,13 +358,11 @@ public actor Dispatcher {
         let going = await refreshActivities(handling: definition.name)
         let target = routing.target.flatMap { conversation.parameters[$0]?.spokenText }
         let chosen: AppActivity
-        var event = ConversationEvent("route")
         switch ActivityRouter.choose(among: going, for: routing, target: target) {
         case .none:
             let message = definition.response("noActivity", values: conversation.typedValues(of: definition))
                 ?? ActivityRouter.nothingFits(routing)
-            event.outcome = "none"
-            conversation.events(event)
+            conversation.events(.route(.noActivity))
             return .failure(Ended(result: await conversation.end(.noActivity, message)))
         case .one(let activity):
             chosen = activity
@@ -400,10 +370,7 @@ public actor Dispatcher {
             let names = ActivityRouter.optionNames(candidates) { appID in
                 manifests.first { $0.appID == appID }?.displayName ?? appID
             }
-            event.outcome = "disambiguation"
-            event.values = names.map(PluginValue.string)
-            conversation.events(event)
-            event = ConversationEvent("route")
+            conversation.events(.route(.disambiguation(names)))
             var picked: Int?
             while picked == nil {
                 guard !conversation.turnsExhausted else {
@@ -420,10 +387,7 @@ public actor Dispatcher {
         guard let manifest = manifests.first(where: { $0.appID == chosen.appID }) else {
             return .failure(Ended(result: await conversation.end(.noHandler, "No installed app handles \(definition.name).")))
         }
-        event.outcome = "success"
-        event.app = chosen.appID
-        event.text = chosen.activity.title
-        conversation.events(event)
+        conversation.events(.route(.chosen(app: chosen.appID, title: chosen.activity.title)))
         conversation.parameters["activity"] = .string(chosen.activity.id)
         return .success(manifest)
     }
@@ -431,32 +395,22 @@ public actor Dispatcher {
     /// The authorization gate. Returns the ending when the app may not be dispatched to.
     private func authorize<User: ConversationUser>(_ manifest: PluginManifest, _ conversation: inout Conversation<User>) async -> ConversationResult? {
         let started = ContinuousClock.now
-        var event = ConversationEvent("authorization")
-        event.app = manifest.appID
         let user = conversation.user
         let events = conversation.events
         let status: AuthorizationStatus
         do {
             status = try await authorization.requestAuthorization(for: manifest) { prompt in
-                var question = ConversationEvent("prompt")
-                question.text = prompt.question
-                events(question)
+                events(.prompt(prompt.question))
                 let answer = await user.ask(prompt.question, expecting: .yesOrNo, app: nil)
-                var heard = ConversationEvent("answer")
-                heard.text = answer
-                events(heard)
+                events(.answer(answer))
                 return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }
             }
         } catch {
-            event.status = "refused"
-            event.text = "\(error)"
-            event.milliseconds = (ContinuousClock.now - started).milliseconds
-            conversation.events(event)
+            conversation.events(
+                .authorization(app: manifest.appID, status: "refused", reason: "\(error)", milliseconds: (ContinuousClock.now - started).milliseconds))
             return await conversation.end(.unauthorized, "\(error)")
         }
-        event.status = status.rawValue
-        event.milliseconds = (ContinuousClock.now - started).milliseconds
-        conversation.events(event)
+        conversation.events(.authorization(app: manifest.appID, status: status.rawValue, milliseconds: (ContinuousClock.now - started).milliseconds))
         guard status == .authorized else {
             let name = manifest.displayName
             let message: String
@@ -484,15 +438,14 @@ public actor Dispatcher {
             let reply = await conversation.timed {
                 await host.resolve(intent: intent, parameter: parameter.name, userChoice: choice)
             }
-            var event = ConversationEvent("resolve")
-            event.parameter = parameter.name
-            event.milliseconds = reply.milliseconds
+            let events = conversation.events
+            func report(_ outcome: String, _ values: [PluginValue]? = nil, reason: String? = nil) {
+                events(.resolve(.init(parameter: parameter.name, outcome: outcome, values: values, reason: reason, milliseconds: reply.milliseconds)))
+            }
             let outcome: ResolveOutcome
             switch reply.reply.result {
             case .failure(let failure):
-                event.outcome = "failure"
-                event.text = failure.reason
-                conversation.events(event)
+                report("failure", reason: failure.reason)
                 return await conversation.end(.failure, failure.reason)
             case .success(let value):
                 outcome = value
@@ -500,32 +453,24 @@ public actor Dispatcher {
             userChoice = false
             if let problem = Self.problem(with: outcome, for: parameter) {
                 let reason = "\(conversation.app?.displayName ?? "The app") \(problem)"
-                event.outcome = "failure"
-                event.text = reason
-                conversation.events(event)
+                report("failure", reason: reason)
                 logger.warning("plugin reply refused", metadata: ["plugin": "\(conversation.app?.appID ?? "")", "reason": "\(problem)"])
                 return await conversation.end(.failure, reason)
             }
             switch outcome {
             case .success(let value):
-                event.outcome = "success"
-                event.values = [value]
-                conversation.events(event)
+                report("success", [value])
                 conversation.parameters[parameter.name] = value
                 return nil
             case .notRequired:
-                event.outcome = "notRequired"
-                conversation.events(event)
+                report("notRequired")
                 conversation.parameters[parameter.name] = nil
                 return nil
             case .unsupported(let reason):
-                event.outcome = "unsupported"
-                event.text = reason
-                conversation.events(event)
+                report("unsupported", reason: reason)
                 return await conversation.end(.unresolved, reason)
             case .needsValue:
-                event.outcome = "needsValue"
-                conversation.events(event)
+                report("needsValue")
                 let question = parameter.prompt ?? "What \(parameter.name)?"
                 guard let answer = await conversation.ask(question, expecting: .value(intent: definition.name, parameter: parameter.name)) else {
                     return await conversation.end(.cancelled, "Cancelled.")
@@ -538,9 +483,7 @@ public actor Dispatcher {
                 }
                 conversation.parameters[parameter.name] = PluginValue(value)
             case .disambiguation(let options):
-                event.outcome = "disambiguation"
-                event.values = options
-                conversation.events(event)
+                report("disambiguation", options)
                 let names = options.map(\.spokenText)
                 let question = "Which one: \(Self.list(names, conjunction: "or"))?"
                 guard let answer = await conversation.ask(question, expecting: .choice(names)) else {
@@ -553,9 +496,7 @@ public actor Dispatcher {
                 conversation.parameters[parameter.name] = options[index]
                 userChoice = true
             case .confirmationRequired(let value):
-                event.outcome = "confirmationRequired"
-                event.values = [value]
-                conversation.events(event)
+                report("confirmationRequired", [value])
                 switch await conversation.askYesOrNo("Did you mean \(value.spokenText)?") {
                 case .yes:
                     conversation.parameters[parameter.name] = value
@@ -721,13 +662,9 @@ struct Conversation<User: ConversationUser> {
     /// Asks a question; `nil` when the user gave no answer or said cancel.
     mutating func ask(_ question: String, expecting: ExpectedAnswer) async -> String? {
         turns += 1
-        var prompt = ConversationEvent("prompt")
-        prompt.text = question
-        events(prompt)
+        events(.prompt(question))
         let answer = await user.ask(question, expecting: expecting, app: app)
-        var heard = ConversationEvent("answer")
-        heard.text = answer
-        events(heard)
+        events(.answer(answer))
         guard let answer, !YesOrNo.isCancel(answer) else { return nil }
         return answer
     }
@@ -741,21 +678,9 @@ struct Conversation<User: ConversationUser> {
         return .cancelled
     }
 
-    /// Sends one step's event.
-    func report(_ name: String, app: String, outcome: String, text: String? = nil, milliseconds: Double) {
-        var event = ConversationEvent(name)
-        event.app = app
-        event.outcome = outcome
-        event.text = text
-        event.milliseconds = milliseconds
-        events(event)
-    }
-
     /// Ends the conversation: tells the user and returns the result.
     func end(_ ending: ConversationResult.Ending, _ message: String) async -> ConversationResult {
-        var event = ConversationEvent("response")
-        event.text = message
-        events(event)
+        events(.response(message))
         await user.tell(message, app: app)
         return ConversationResult(ending: ending, message: message)
     }

@@ -8,45 +8,6 @@ import Foundation
 import Synchronization
 public import HeedState
 
-/// One thing the listener noticed or did, as `heed listen --json` prints it (one object a line).
-public struct ListenerEvent: Sendable, Encodable {
-    /// `listening`, `speechStarted`, `partial`, `speechEnded`, `final`, `wake`, `activated`,
-    /// `ignored`, `intent` (with `--dry-run`), `speech` (a text spoken or not), `vocabulary`, `context`
-    /// (the contextual intents in the grammar changed; `text` lists them),
-    /// `latency`, `stopped`.
-    public var event: String
-    /// Seconds of audio since listening started.
-    public var time: Double?
-    public var text: String?
-    /// For `partial` and `final`: whether this is the last hypothesis of the utterance.
-    public var isFinal: Bool?
-    public var confidence: Double?
-    public var rejected: Bool?
-    /// Other sentences of the grammar the recognizer found likely, best first.
-    public var alternatives: [String]?
-    /// What the listener is doing: `always`, `wakePhrase`, `pushToTalk`; for `speechEnded` how the utterance ended.
-    public var mode: String?
-    public var reason: String?
-    /// For `speech`: whether it was spoken aloud, the spoken-response status and the app's
-    /// preferred mode (`spokenAudio`, `none`) that decided it.
-    public var spoken: Bool?
-    public var status: String?
-    /// The intent parsed (`--dry-run`).
-    public var intent: IntentMatch?
-    /// Stage timings in milliseconds: `decode` (CPU), `afterEndOfSpeech` (from the moment the
-    /// endpointer declared the end, after the silence window, to the final result),
-    /// `endOfSpeechToHandleSent` (from that same moment to the plugin's handle request), …
-    public var milliseconds: [String: Double]?
-    /// For `final`: the utterance's estimated signal-to-noise ratio in dB (``SignalToNoise``),
-    /// when it is long enough to tell.
-    public var snrDecibels: Double?
-
-    init(_ event: String, time: Double? = nil) {
-        self.event = event
-        self.time = time
-    }
-}
-
 /// What a listener reports: its own events and the conversation's.
 public enum ListenerOutput: Sendable {
     case listener(ListenerEvent)
@@ -222,11 +183,8 @@ public actor Listener {
             let active = await dispatcher.refreshContext()
             signals.context.withLock { $0 = active }
         }
-        var listening = ListenerEvent("listening", time: 0)
-        listening.mode = configuration.activation.name
-        listening.text = source.name
-        send(listening)
-        defer { send(ListenerEvent("stopped", time: endpointer.position)) }
+        send(.listening(mode: configuration.activation.name, source: source.name))
+        defer { send(.stopped(time: endpointer.position)) }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let dispatcher {
@@ -325,16 +283,13 @@ public actor Listener {
                 {
                     lastPartial = partial
                     lastPartialTime = endpointer.position
-                    var event = ListenerEvent("partial", time: endpointer.position)
-                    event.text = partial
-                    event.isFinal = false
-                    send(event)
+                    send(.partial(time: endpointer.position, text: partial))
                 }
             }
             for event in events {
                 switch event {
                 case .speechStarted(let time):
-                    send(ListenerEvent("speechStarted", time: time))
+                    send(.speechStarted(time: time))
                     if purpose.decodes {
                         try recognizer.startLiveDecoding()
                         try recognizer.decodeLive(endpointer.currentSamples)
@@ -350,13 +305,10 @@ public actor Listener {
                 case .speechEnded(let utterance):
                     let ended = ContinuousClock.now
                     recognizer.stopLiveDecoding()
-                    var report = ListenerEvent("speechEnded", time: utterance.speechEnd)
-                    report.mode = utterance.ending.rawValue
-                    send(report)
+                    send(.speechEnded(time: utterance.speechEnd, ending: utterance.ending.rawValue))
                     guard utterance.ending == .complete || utterance.ending == .streamEnded else {
-                        var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
-                        ignored.reason = utterance.ending == .tooShort ? "too short to be a command" : "too long to be a command"
-                        send(ignored)
+                        let reason = utterance.ending == .tooShort ? "too short to be a command" : "too long to be a command"
+                        send(.ignored(time: utterance.speechEnd, reason: reason))
                         speculative = nil
                         continue
                     }
@@ -390,7 +342,7 @@ public actor Listener {
             if pressed > presses {
                 presses = pressed
                 endpointer.reset()
-                send(ListenerEvent("activated", time: endpointer.position))
+                send(.activated(time: endpointer.position))
                 return true
             }
             let chunk = try readChunk()
@@ -423,17 +375,10 @@ public actor Listener {
         let spotted = spotting.spotted
         let words = spotter.words
         guard spotting.woke, let phraseEnd = spotting.phraseEnd else {
-            var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
-            ignored.reason = "no wake phrase"
-            ignored.text = spotted.text
-            ignored.confidence = spotting.confidence
-            send(ignored)
+            send(.ignored(time: utterance.speechEnd, reason: "no wake phrase", text: spotted.text, confidence: spotting.confidence))
             return
         }
-        var wake = ListenerEvent("wake", time: utterance.start + phraseEnd)
-        wake.text = phrase
-        wake.confidence = spotting.confidence
-        send(wake)
+        send(.wake(time: utterance.start + phraseEnd, phrase: phrase, confidence: spotting.confidence))
         if spotted.words.count > words.count {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))
@@ -454,15 +399,11 @@ public actor Listener {
     private func act(on result: RecognitionResult, utterance: Endpointer.Utterance, ended: ContinuousClock.Instant) async {
         guard !result.rejected, !result.text.isEmpty else { return }
         guard let match = parser.parse(result.text).first else {
-            var ignored = ListenerEvent("ignored", time: utterance.speechEnd)
-            ignored.reason = "no intent matches \"\(result.text)\""
-            send(ignored)
+            send(.ignored(time: utterance.speechEnd, reason: "no intent matches \"\(result.text)\""))
             return
         }
         guard let dispatcher else {
-            var event = ListenerEvent("intent", time: utterance.speechEnd)
-            event.intent = match
-            send(event)
+            send(.intent(time: utterance.speechEnd, match))
             return
         }
         if dispatcherVocabularyIsStale {
@@ -472,12 +413,10 @@ public actor Listener {
         let emit = self.emit
         _ = await dispatcher.dispatch(match, user: VoiceUser(listener: self)) { event in
             emit(.conversation(event))
-            if event.event == "handle", let milliseconds = event.milliseconds {
-                // The handle request went out `milliseconds` before its reply arrived.
-                let sent = ContinuousClock.now - .microseconds(Int(milliseconds * 1000))
-                var latency = ListenerEvent("latency")
-                latency.milliseconds = ["endOfSpeechToHandleSent": (sent - ended).milliseconds]
-                emit(.listener(latency))
+            if case .handle(let step) = event {
+                // The handle request went out `step.milliseconds` before its reply arrived.
+                let sent = ContinuousClock.now - .microseconds(Int(step.milliseconds * 1000))
+                emit(.listener(.latency(milliseconds: ["endOfSpeechToHandleSent": (sent - ended).milliseconds])))
             }
         }
     }
@@ -538,15 +477,12 @@ public actor Listener {
     /// is undetermined is asked once, by voice. While Heed speaks, the microphone is not
     /// listened to: what it captured meanwhile is dropped.
     func say(_ text: String, app: PluginManifest?) async {
-        var event = ListenerEvent("speech", time: endpointer.position)
-        event.text = text
+        let time = endpointer.position
         let status = await spokenResponseStatus(for: app)
-        event.status = status.rawValue
         let mode = app?.spokenResponseMode ?? .spokenAudio
-        event.mode = mode.rawValue
+        var event = ListenerEvent.Speech(text: text, status: status.rawValue, mode: mode.rawValue, spoken: false)
         guard status == .granted, mode == .spokenAudio, let speaker else {
-            event.spoken = false
-            send(event)
+            send(.speech(time: time, event))
             return
         }
         do {
@@ -559,10 +495,9 @@ public actor Listener {
             event.spoken = true
             event.milliseconds = ["speech": seconds * 1000]
         } catch {
-            event.spoken = false
             event.reason = "\(error)"
         }
-        send(event)
+        send(.speech(time: time, event))
     }
 
     private func spokenResponseStatus(for app: PluginManifest?) async -> SpokenResponseStatus {
@@ -597,7 +532,8 @@ public actor Listener {
         let newContext = signals.context.withLock { $0 } ?? context
         guard vocabularyChanged || newContext != context else { return }
         let store = vocabularyChanged ? vocabularyStore : nil
-        var event = ListenerEvent(vocabularyChanged ? "vocabulary" : "context", time: endpointer.position)
+        let time = endpointer.position
+        var change = ListenerEvent.GrammarChange()
         var timings: [String: Double] = [:]
         var stage = ContinuousClock.now
         func lap(_ name: String) {
@@ -629,39 +565,33 @@ public actor Listener {
             if store != nil {
                 vocabulary = snapshot
                 dispatcherVocabularyIsStale = true
-                event.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
+                change.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
                 if newContext != context {
-                    var changed = ListenerEvent("context", time: endpointer.position)
-                    changed.text = newContext.sorted().joined(separator: " ")
-                    send(changed)
+                    send(.context(time: time, ListenerEvent.GrammarChange(text: newContext.sorted().joined(separator: " "))))
                 }
             } else {
-                event.text = newContext.sorted().joined(separator: " ")
+                change.text = newContext.sorted().joined(separator: " ")
             }
             context = newContext
         } catch {
             if let store { vocabulary.stamp = store.changeStamp() }
             context = newContext
-            event.reason = "the new grammar cannot be used; keeping the old one: \(error)"
+            change.reason = "the new grammar cannot be used; keeping the old one: \(error)"
         }
         timings["rebuild"] = (ContinuousClock.now - started).milliseconds
-        event.milliseconds = timings
-        send(event)
+        change.milliseconds = timings
+        send(vocabularyChanged ? .vocabulary(time: time, change) : .context(time: time, change))
     }
 
     private func send(_ event: ListenerEvent) { emit(.listener(event)) }
 
     /// Reports a final result, with how long after the end of speech it was ready.
     private func sendFinal(_ result: RecognitionResult, of utterance: Endpointer.Utterance, ended: ContinuousClock.Instant) {
-        var final = ListenerEvent("final", time: utterance.speechEnd)
-        final.snrDecibels = SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 }
-        final.text = result.text
-        final.isFinal = true
-        final.confidence = result.confidence
-        final.rejected = result.rejected
-        final.alternatives = result.alternatives.map(\.text)
-        final.milliseconds = ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds]
-        send(final)
+        let final = ListenerEvent.FinalResult(
+            text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
+            milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
+            snrDecibels: SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 })
+        send(.final(time: utterance.speechEnd, final))
     }
 }
 

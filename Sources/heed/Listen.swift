@@ -295,21 +295,20 @@ struct EventPrinter: Sendable {
         }
         switch output {
         case .listener(let event):
-            switch event.event {
-            case "listening": Swift.print("listening on \(event.text ?? "?") (\(event.mode ?? "always")); Ctrl-C stops")
-            case "wake": Swift.print("[wake phrase]")
-            case "activated": Swift.print("[push-to-talk]")
-            case "final":
-                let confidence = event.confidence.map { String(format: "%.2f", $0) } ?? "?"
-                let verdict = event.rejected == true ? ": not a command" : ""
-                Swift.print("heard \"\(event.text ?? "")\" (confidence \(confidence))\(verdict)")
-            case "intent": if let intent = event.intent { Swift.print(IntentDescription(intent).text) }
-            case "speech": if let text = event.text { Swift.print(text) }
-            case "vocabulary": Swift.print("vocabulary reloaded: \(event.text ?? event.reason ?? "")")
+            switch event {
+            case .listening(let mode, let source): Swift.print("listening on \(source) (\(mode)); Ctrl-C stops")
+            case .wake: Swift.print("[wake phrase]")
+            case .activated: Swift.print("[push-to-talk]")
+            case .final(_, let result):
+                let verdict = result.rejected ? ": not a command" : ""
+                Swift.print("heard \"\(result.text)\" (confidence \(String(format: "%.2f", result.confidence)))\(verdict)")
+            case .intent(_, let intent): Swift.print(IntentDescription(intent).text)
+            case .speech(_, let speech): Swift.print(speech.text)
+            case .vocabulary(_, let change): Swift.print("vocabulary reloaded: \(change.text ?? change.reason ?? "")")
             default: break
             }
         case .conversation(let event):
-            if event.event == "answer", let text = event.text { Swift.print("> \(text)") }
+            if case .answer(let text?) = event { Swift.print("> \(text)") }
         }
     }
 }

@@ -118,9 +118,7 @@ struct Run: AsyncParsableCommand {
         if let wait, result.ending == .success || result.ending == .inProgress {
             await dispatcher.notifications(for: .milliseconds(Int(wait * 1000))) { notification in
                 if printJSON {
-                    var event = ConversationEvent.notification(notification.text)
-                    event.intent = notification.intent
-                    if let line = try? jsonLine(event) { print(line) }
+                    if let line = try? jsonLine(ConversationEvent.notification(notification.text, intent: notification.intent)) { print(line) }
                 } else {
                     print(notification.text)
                 }
