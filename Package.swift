@@ -86,7 +86,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Doubles for the logic above the engines: a scripted recognizer, audio in memory.
-        .target(name: "HeedTesting", dependencies: ["HeedCore"], swiftSettings: swiftSettings),
+        .target(name: "HeedTesting", dependencies: ["HeedCore", "HeedPlugins", "HeedRuntime"], swiftSettings: swiftSettings),
         // The pipeline: listener, conversation and dispatch, dialog grammars.
         .target(
             name: "HeedRuntime",
@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "HeedWyoming",
             dependencies: [
-                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedService",
+                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedService", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

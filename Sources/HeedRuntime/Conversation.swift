@@ -91,7 +91,6 @@ public struct ConversationLimits: Sendable, Hashable {
 /// the user's confirmation where the intent asks for it, then handle.
 public actor Dispatcher {
     private let catalog: IntentCatalog
-    private var vocabulary: [String: [String]]
     private let manifests: [PluginManifest]
     private let duplicates: [PluginManifest]
     private let authorization: AuthorizationStore
@@ -112,7 +111,6 @@ public actor Dispatcher {
     ///
     /// - Parameters:
     ///   - catalog: the intent definitions (parameters in order, prompts, responses).
-    ///   - vocabulary: registered terms by vocabulary type, for the answers to questions.
     ///   - manifests: the installed plugins.
     ///   - duplicates: plugins left out because another claims their app id
     ///     (``PluginCatalog/Discovery/duplicates``), so that a command for that app is refused with
@@ -125,7 +123,6 @@ public actor Dispatcher {
     ///   - logger: receives plugins' standard error and Heed's own diagnostics.
     public init(
         catalog: IntentCatalog,
-        vocabulary: [String: [String]] = [:],
         manifests: [PluginManifest],
         duplicates: [PluginManifest] = [],
         authorization: AuthorizationStore,
@@ -135,7 +132,6 @@ public actor Dispatcher {
         logger: Logger
     ) {
         self.catalog = catalog
-        self.vocabulary = vocabulary
         self.manifests = manifests
         self.duplicates = duplicates
         self.authorization = authorization
@@ -263,15 +259,18 @@ public actor Dispatcher {
     ///
     /// - Parameters:
     ///   - match: the intent and the parameter values that were spoken.
+    ///   - vocabulary: the registered vocabulary, for the answers to questions (the one the
+    ///     command was heard with).
     ///   - user: answers questions and hears responses.
     ///   - events: receives each step with its timing.
     /// - Returns: how the conversation ended; plugin crashes and time-outs end it as failures.
     public func dispatch(
         _ match: IntentMatch,
+        vocabulary: VocabularySnapshot = .empty,
         user: some ConversationUser,
         events: @escaping @Sendable (ConversationEvent) -> Void = { _ in }
     ) async -> ConversationResult {
-        var conversation = Conversation(match: match, catalog: catalog, limits: limits, user: user, events: events)
+        var conversation = Conversation(match: match, catalog: catalog, vocabulary: vocabulary, limits: limits, user: user, events: events)
         events(.intent(match.intent, parameters: conversation.parameters))
         let result = await run(&conversation)
         events(.end(result))
@@ -476,7 +475,7 @@ public actor Dispatcher {
                     return await conversation.end(.cancelled, "Cancelled.")
                 }
                 guard let value = catalog.answerCatalog(intent: definition.name, parameter: parameter.name)?
-                    .parser(vocabulary: vocabulary).parse(answer).first?.parameters[parameter.name]
+                    .parser(vocabulary: conversation.vocabulary.terms).parse(answer).first?.parameters[parameter.name]
                 else {
                     await conversation.tell("Sorry, I didn't get that.")
                     continue
@@ -549,11 +548,6 @@ public actor Dispatcher {
             }
         }
         return host
-    }
-
-    /// Uses newly registered vocabulary for the answers to questions from now on.
-    public func update(vocabulary: [String: [String]]) {
-        self.vocabulary = vocabulary
     }
 
     /// Starts the plugin processes of the apps that are authorized now, so the first command
@@ -631,6 +625,8 @@ public actor Dispatcher {
 struct Conversation<User: ConversationUser> {
     let match: IntentMatch
     let catalog: IntentCatalog
+    /// The registered vocabulary, for the answers to questions.
+    let vocabulary: VocabularySnapshot
     let limits: ConversationLimits
     let user: User
     let events: @Sendable (ConversationEvent) -> Void
@@ -639,9 +635,13 @@ struct Conversation<User: ConversationUser> {
     var app: PluginManifest?
     private var turns = 0
 
-    init(match: IntentMatch, catalog: IntentCatalog, limits: ConversationLimits, user: User, events: @escaping @Sendable (ConversationEvent) -> Void) {
+    init(
+        match: IntentMatch, catalog: IntentCatalog, vocabulary: VocabularySnapshot, limits: ConversationLimits, user: User,
+        events: @escaping @Sendable (ConversationEvent) -> Void
+    ) {
         self.match = match
         self.catalog = catalog
+        self.vocabulary = vocabulary
         self.limits = limits
         self.user = user
         self.events = events

@@ -79,14 +79,14 @@ public actor Listener {
     private let synthesizer: any SpeechSynthesizer
     private let speaker: (any AudioSink)?
     private let catalog: IntentCatalog
-    /// The catalog without the contextual intents that are not active (``IntentCatalog/inContext(_:)``):
-    /// what the command grammar and the parser are built from.
-    private var activeCatalog: IntentCatalog
+    /// The command grammar and its parser, of the catalog without the contextual intents that
+    /// are not active (``IntentCatalog/inContext(_:)``) and the registered vocabulary.
+    private var setup: RecognitionSetup
     /// The contextual intents in the command grammar now.
     private var context: Set<String> = []
     private let vocabularyStore: VocabularyStore?
-    private var vocabulary: VocabularySnapshot
-    private var parser: IntentParser
+    /// The vocabulary file's version last read (or found unusable).
+    private var vocabularyStamp: VocabularyChangeStamp
     private let commandGrammar: String
     private let dispatcher: Dispatcher?
     private let authorization: AuthorizationStore?
@@ -96,8 +96,6 @@ public actor Listener {
     private let signals = Signals()
     private var presses = 0
     private var lastVocabularyCheck = 0.0
-    /// The vocabulary changed since the dispatcher was given it (for the answers it parses).
-    private var dispatcherVocabularyIsStale = false
     private var streamEnded = false
     private let suppressor: NoiseSuppressor?
 
@@ -118,7 +116,8 @@ public actor Listener {
     ///   - catalog: the intents; the command grammar the recognizer has was compiled from them
     ///     without their contextual intents (`catalog.inContext([])`), and follows what is going on
     ///     from then on.
-    ///   - vocabulary: the registered vocabulary the grammar was built with.
+    ///   - setup: the command grammar (the recognizer's active one) and its parser, made from
+    ///     `catalog.inContext([])` and the registered vocabulary.
     ///   - vocabularyStore: re-read when it changes, to rebuild the grammar without a restart.
     ///   - dispatcher: carries intents to plugins; `nil` only reports them (`--dry-run`).
     ///   - authorization: speech permissions (with a dispatcher).
@@ -131,7 +130,7 @@ public actor Listener {
         synthesizer: any SpeechSynthesizer = EspeakSynthesizer(),
         speaker: sending (any AudioSink)?,
         catalog: IntentCatalog,
-        vocabulary: VocabularySnapshot,
+        setup: RecognitionSetup,
         vocabularyStore: VocabularyStore?,
         dispatcher: Dispatcher?,
         authorization: AuthorizationStore?,
@@ -145,10 +144,9 @@ public actor Listener {
         self.commandGrammar = recognizer.activeGrammar
         self.speaker = speaker
         self.catalog = catalog
-        self.activeCatalog = catalog.inContext([])
-        self.vocabulary = vocabulary
+        self.setup = setup
+        self.vocabularyStamp = setup.vocabulary.stamp
         self.vocabularyStore = vocabularyStore
-        self.parser = activeCatalog.parser(vocabulary: vocabulary.terms)
         self.dispatcher = dispatcher
         self.authorization = authorization
         self.configuration = configuration
@@ -173,10 +171,7 @@ public actor Listener {
     /// - Throws: ``AudioError`` when the audio source fails, ``RecognizerError`` when decoding fails.
     public func run() async throws {
         if case .wakePhrase(let phrase, _) = configuration.activation {
-            let commands = try activeCatalog.recognitionGrammar(
-                vocabulary: vocabulary.terms, dictionaryPath: recognizer.dictionaryPath,
-                additionalPronunciations: vocabulary.additionalPronunciations)
-            try loadWakeGrammar(phrase, commands: commands)
+            try loadWakeGrammar(phrase, commands: setup.grammar)
         }
         await dispatcher?.prepare()
         if let dispatcher {
@@ -398,7 +393,7 @@ public actor Listener {
     /// Parses an accepted result and carries the intent through its conversation.
     private func act(on result: RecognitionResult, utterance: Endpointer.Utterance, ended: ContinuousClock.Instant) async {
         guard !result.rejected, !result.text.isEmpty else { return }
-        guard let match = parser.parse(result.text).first else {
+        guard let match = setup.parser.parse(result.text).first else {
             send(.ignored(time: utterance.speechEnd, reason: "no intent matches \"\(result.text)\""))
             return
         }
@@ -406,12 +401,8 @@ public actor Listener {
             send(.intent(time: utterance.speechEnd, match))
             return
         }
-        if dispatcherVocabularyIsStale {
-            await dispatcher.update(vocabulary: vocabulary.terms)
-            dispatcherVocabularyIsStale = false
-        }
         let emit = self.emit
-        _ = await dispatcher.dispatch(match, user: VoiceUser(listener: self)) { event in
+        _ = await dispatcher.dispatch(match, vocabulary: setup.vocabulary, user: VoiceUser(listener: self)) { event in
             emit(.conversation(event))
             if case .handle(let step) = event {
                 // The handle request went out `step.milliseconds` before its reply arrived.
@@ -434,7 +425,7 @@ public actor Listener {
             unsayable = Set((try? recognizer.wordsWithoutPronunciation(words)) ?? words)
         }
         let grammar = DialogGrammar.grammar(
-            for: expecting, catalog: catalog, vocabulary: vocabulary.terms, hasPronunciation: { !unsayable.contains($0) })
+            for: expecting, catalog: catalog, vocabulary: setup.vocabulary.terms, hasPronunciation: { !unsayable.contains($0) })
         // A question asked while this one waits (speech permission) switches grammars too:
         // the one in use before comes back at the end, this turn's before each listening.
         let previous = recognizer.activeGrammar
@@ -525,10 +516,11 @@ public actor Listener {
     /// event) or what is going on changed which contextual intents are active (a `context` event,
     /// its `text` the active contextual intents).
     ///
-    /// The event's `milliseconds` time each stage: reading the store, the word automaton,
-    /// loading it into the recognizer, the parser.
+    /// The event's `milliseconds` time each stage: reading the store (`store`), the word
+    /// automaton and the parser (`automaton`), the wake grammar, loading the grammar into the
+    /// recognizer (`recognizer`), and all of it (`rebuild`).
     private func refreshGrammar() {
-        let vocabularyChanged = vocabularyStore.map { $0.hasChanged(since: vocabulary) } ?? false
+        let vocabularyChanged = vocabularyStore.map { $0.changeStamp() != vocabularyStamp } ?? false
         let newContext = signals.context.withLock { $0 } ?? context
         guard vocabularyChanged || newContext != context else { return }
         let store = vocabularyChanged ? vocabularyStore : nil
@@ -543,28 +535,22 @@ public actor Listener {
         }
         let started = stage
         do {
-            let snapshot = try store?.snapshot() ?? vocabulary
+            let snapshot = try store?.snapshot() ?? setup.vocabulary
             lap("store")
-            let contextCatalog = newContext == context ? activeCatalog : catalog.inContext(newContext)
+            let contextCatalog = newContext == context ? setup.catalog : catalog.inContext(newContext)
             recognizer.addPronunciations(snapshot.additionalPronunciations)
-            let grammar = try contextCatalog.recognitionGrammar(
-                vocabulary: snapshot.terms, dictionaryPath: recognizer.dictionaryPath,
-                additionalPronunciations: snapshot.additionalPronunciations)
+            let newSetup = try RecognitionSetup(catalog: contextCatalog, vocabulary: snapshot, dictionaryPath: recognizer.dictionaryPath)
             lap("automaton")
             // The wake grammar first: should it fail, the command grammar is still the old one.
             if case .wakePhrase(let phrase, _) = configuration.activation {
-                try loadWakeGrammar(phrase, commands: grammar)
+                try loadWakeGrammar(phrase, commands: newSetup.grammar)
                 lap("wakeGrammar")
             }
-            try recognizer.loadGrammar(grammar)
+            try recognizer.loadGrammar(newSetup.grammar)
             lap("recognizer")
-            let newParser = contextCatalog.parser(vocabulary: snapshot.terms)
-            lap("parser")
-            parser = newParser
-            activeCatalog = contextCatalog
+            setup = newSetup
+            vocabularyStamp = snapshot.stamp
             if store != nil {
-                vocabulary = snapshot
-                dispatcherVocabularyIsStale = true
                 change.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
                 if newContext != context {
                     send(.context(time: time, ListenerEvent.GrammarChange(text: newContext.sorted().joined(separator: " "))))
@@ -574,7 +560,7 @@ public actor Listener {
             }
             context = newContext
         } catch {
-            if let store { vocabulary.stamp = store.changeStamp() }
+            if let store { vocabularyStamp = store.changeStamp() }
             context = newContext
             change.reason = "the new grammar cannot be used; keeping the old one: \(error)"
         }
@@ -598,6 +584,9 @@ public actor Listener {
 /// The user of a conversation heard through the microphone and answered through the speaker.
 public struct VoiceUser: ConversationUser {
     let listener: Listener
+
+    /// The user of `listener`'s microphone and speaker.
+    public init(listener: Listener) { self.listener = listener }
 
     public func ask(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
         await listener.answer(question, expecting: expecting, app: app)

@@ -78,8 +78,8 @@ public enum ListenerEvent: Sendable, Encodable {
     }
 
     /// A grammar rebuilt while listening: `text` what changed, or `reason` why the new grammar
-    /// cannot be used; `milliseconds` each stage (`store`, `automaton`, `wakeGrammar`,
-    /// `recognizer`, `parser`, `rebuild`).
+    /// cannot be used; `milliseconds` each stage (`store`, `automaton` with the parser,
+    /// `wakeGrammar`, `recognizer`, `rebuild`).
     public struct GrammarChange: Sendable {
         public var text: String?
         public var reason: String?

@@ -5,7 +5,7 @@ public import HeedIntents
 public import HeedSpeech
 public import HeedCore
 public import HeedState
-import HeedRuntime
+public import HeedRuntime
 public import Logging
 import Synchronization
 
@@ -17,11 +17,9 @@ import Synchronization
 public final class Recognizers: Sendable {
     /// How decoders are made and which grammars there are.
     public struct Setup: Sendable {
-        /// The intents grammar, compiled; `nil` when the service has no intents.
-        public var intentsGrammar: Grammar?
-        /// Turns a recognized sentence into an intent.
-        public var parser: IntentParser?
-        /// The decoder configuration for the intents grammar.
+        /// The intents grammar and its parser; `nil` when the service has no intents.
+        public var intents: RecognitionSetup?
+        /// The decoder configuration for the intents grammar (with the vocabulary's pronunciations).
         public var intentsConfiguration: PocketSphinxRecognizer.Configuration
         /// The decoder configuration for named grammars and phrase lists.
         public var grammarConfiguration: PocketSphinxRecognizer.Configuration
@@ -37,7 +35,7 @@ public final class Recognizers: Sendable {
         public var vocabulary: VocabularySnapshot
 
         public init(
-            intentsGrammar: Grammar?, parser: IntentParser?, intentsConfiguration: PocketSphinxRecognizer.Configuration,
+            intents: RecognitionSetup?, intentsConfiguration: PocketSphinxRecognizer.Configuration,
             grammarConfiguration: PocketSphinxRecognizer.Configuration, grammarsFolder: URL?, denoise: DenoiseMode = .off,
             denoiseSettings: NoiseSuppressor.Settings = .init(), dictationConfiguration: PocketSphinxRecognizer.Configuration? = nil,
             vocabulary: VocabularySnapshot = .empty
@@ -46,8 +44,7 @@ public final class Recognizers: Sendable {
             self.vocabulary = vocabulary
             self.denoise = denoise
             self.denoiseSettings = denoiseSettings
-            self.intentsGrammar = intentsGrammar
-            self.parser = parser
+            self.intents = intents
             self.intentsConfiguration = intentsConfiguration
             self.grammarConfiguration = grammarConfiguration
             self.grammarsFolder = grammarsFolder
@@ -169,12 +166,12 @@ public final class Recognizers: Sendable {
             grammar = .dictation(vocabulary: setup.vocabulary, contextualStrings: contextualStrings)
             configuration = dictation
         case .grammar(.intents):
-            guard let intents = setup.intentsGrammar else {
+            guard let intents = setup.intents else {
                 throw Refusal(status: .unavailable, message: "this service was started without intents; ask for a grammar or phrases")
             }
-            grammar = intents
+            grammar = intents.grammar
             configuration = setup.intentsConfiguration
-            parser = setup.parser
+            parser = intents.parser
         case .grammar(.named(let name)):
             grammar = try named(name)
             configuration = setup.grammarConfiguration

@@ -174,18 +174,28 @@ public struct VocabularyChangeStamp: Sendable, Hashable, Codable {
 
 /// Everything the recognizer and parser need from the registered vocabulary.
 public struct VocabularySnapshot: Sendable, Hashable {
-    /// Terms by vocabulary type, for `IntentCatalog.grammar(vocabulary:)`, `parser(vocabulary:)`
-    /// and `recognitionGrammar(vocabulary:…)`: the installed apps in app-id order, each app's
-    /// terms most important first.
+    /// Terms by vocabulary type, for the grammar and the parser (`RecognitionSetup`): the
+    /// installed apps in app-id order, each app's terms most important first.
     public var terms: [String: [String]]
     /// The pronunciation of every word of every term.
     public var pronunciations: [String: Pronunciation]
-    /// For `PocketSphinxRecognizer.Configuration.additionalPronunciations` and
-    /// `recognitionGrammar(additionalPronunciations:)`: the overrides (which win over the
-    /// dictionary) and espeak-ng's guesses for words the dictionary lacks.
+    /// For `PocketSphinxRecognizer.Configuration.additionalPronunciations` and the grammar's
+    /// check of its words: the overrides (which win over the dictionary) and espeak-ng's
+    /// guesses for words the dictionary lacks.
     public var additionalPronunciations: [String: [String]]
     /// The file version this was read from.
     public var stamp: VocabularyChangeStamp
+
+    /// Creates a snapshot; a store makes them (``VocabularyStore/snapshot()``), tests too.
+    public init(
+        terms: [String: [String]], pronunciations: [String: Pronunciation] = [:], additionalPronunciations: [String: [String]] = [:],
+        stamp: VocabularyChangeStamp = .missing
+    ) {
+        self.terms = terms
+        self.pronunciations = pronunciations
+        self.additionalPronunciations = additionalPronunciations
+        self.stamp = stamp
+    }
 
     /// An empty snapshot.
     public static let empty = VocabularySnapshot(terms: [:], pronunciations: [:], additionalPronunciations: [:], stamp: .missing)

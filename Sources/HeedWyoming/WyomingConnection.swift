@@ -339,7 +339,7 @@ final class WyomingSession {
         guard permitted() else { return }
         if spotterRecognizer == nil {
             let setup = service.recognizers.setup
-            guard let grammar = setup.intentsGrammar else {
+            guard let grammar = setup.intents?.grammar else {
                 return fail("unavailable", "this Heed was started without intents: the wake phrase is spotted with the command grammar")
             }
             do {
@@ -385,7 +385,7 @@ final class WyomingSession {
     private func recognize(_ event: WyomingEvent) {
         guard let text = event.string("text") else { return fail("malformed", "'recognize' needs 'text', the words to recognize") }
         guard permitted() else { return }
-        guard let parser = service.recognizers.setup.parser else {
+        guard let parser = service.recognizers.setup.intents?.parser else {
             return fail("unavailable", "this Heed was started without intents")
         }
         guard let match = parser.parse(text).first else {
@@ -401,16 +401,16 @@ final class WyomingSession {
     private func handleCommand(_ event: WyomingEvent) {
         guard let text = event.string("text") else { return fail("malformed", "'transcript' needs 'text', the command to carry out") }
         guard permitted() else { return }
-        guard let parser = service.recognizers.setup.parser else {
+        guard let intents = service.recognizers.setup.intents else {
             return fail("unavailable", "this Heed was started without intents")
         }
-        guard let match = parser.parse(text).first else {
+        guard let match = intents.parser.parse(text).first else {
             return send(WyomingEvent("not-handled", ["text": .string("No command of Heed's intents matches “\(text)”.")]))
         }
         let outcome = Mutex<WyomingUser.Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         service.submit(
-            WyomingService.HandleJob(match: match) { result in
+            WyomingService.HandleJob(match: match, vocabulary: intents.vocabulary) { result in
                 outcome.withLock { $0 = result }
                 done.signal()
             })

@@ -6,6 +6,7 @@ public import Logging
 public import ServiceLifecycle
 import HeedIntents
 import HeedPlugins
+import HeedState
 import Synchronization
 
 /// The Wyoming door of `heed serve`: Home Assistant and voice satellites ask Heed for speech to
@@ -48,6 +49,8 @@ public final class WyomingService: Service, Sendable {
     /// A command for the dispatcher and where its outcome goes.
     struct HandleJob: Sendable {
         let match: IntentMatch
+        /// The registered vocabulary the command was parsed with, for the answers to questions.
+        let vocabulary: VocabularySnapshot
         let done: @Sendable (WyomingUser.Outcome) -> Void
     }
 
@@ -189,7 +192,7 @@ public final class WyomingService: Service, Sendable {
             return
         }
         let user = WyomingUser()
-        let result = await dispatcher.dispatch(job.match, user: user)
+        let result = await dispatcher.dispatch(job.match, vocabulary: job.vocabulary, user: user)
         job.done(await user.outcome(of: result))
     }
 }

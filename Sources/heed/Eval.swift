@@ -79,8 +79,6 @@ struct Eval: ParsableCommand {
     @Option(help: ArgumentHelp("How many recordings to decode at once, one recognizer each (default: one per core).", valueName: "n"))
     var jobs: Int?
 
-
-
     func validate() throws {
         if let jobs, !(1...64).contains(jobs) { throw ValidationError("--jobs must be between 1 and 64, not \(jobs)") }
     }
@@ -89,12 +87,13 @@ struct Eval: ParsableCommand {
         let manifest = try CorpusManifest(path: manifest)
         let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
-        let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: registered)
+        let setup = try catalog.map { try recognizer.setup($0, vocabulary: registered) }
+        let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, setup: setup)
         let condition = try noise.condition()
         let showProgress = standardErrorIsTerminal
         let evaluation = Evaluation(
             manifest: manifest,
-            intents: catalog?.parser(vocabulary: registered.terms),
+            intents: setup?.parser,
             noise: condition,
             allNegative: negative,
             threshold: recognizer.threshold(),

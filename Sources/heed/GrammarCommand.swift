@@ -109,7 +109,7 @@ struct GrammarCommand: ParsableCommand {
             let conflicts = catalog.conflicts()
             var problems = conflicts.map(\.description)
             do {
-                _ = try catalog.recognitionGrammar(dictionaryPath: dictionary)
+                _ = try RecognitionSetup(catalog: catalog, dictionaryPath: dictionary)
             } catch let error as SourceError {
                 problems.append(error.description)
             }

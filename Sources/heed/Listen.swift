@@ -155,9 +155,9 @@ struct Listen: AsyncParsableCommand {
         // utterance needs instead of the heap's high-water mark: 5 MB less at the peak.
         Self.mapLargeAllocations(from: 64 * 1024)
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
-        let store = try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
-        let registered = try store.snapshot()
         let settings = try plugins.configuration()
+        let store = try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: settings)
+        let registered = try store.snapshot()
         let phrase = (wakePhrase ?? settings.wakePhrase ?? "hey heed").lowercased()
         if checkWakePhrase || activation == "wake" {
             let judgement = try WakePhraseJudgement.judge(
@@ -170,7 +170,8 @@ struct Listen: AsyncParsableCommand {
             for warning in judgement.warnings { printError("heed: warning: the wake phrase \"\(phrase)\": \(warning)") }
         }
         // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
-        let speechRecognizer = try recognizer.makeRecognizer(catalog: catalog.inContext([]), vocabulary: registered)
+        let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)
+        let speechRecognizer = try recognizer.makeRecognizer(setup: setup)
         let logger = Logger(label: "heed")
 
         let source: any AudioSource
@@ -180,13 +181,13 @@ struct Listen: AsyncParsableCommand {
             source = try ALSACapture(device: device)
         }
         let speaker: (any AudioSink)? = settings.spokenResponses && !dryRun ? try ALSAPlayback(device: playbackDevice) : nil
-        let authorization = try plugins.authorizationStore()
+        let authorization = try plugins.authorizationStore(configuration: settings)
         let installed = try plugins.installedPlugins()
         let dispatcher =
             dryRun
             ? nil
             : Dispatcher(
-                catalog: catalog, vocabulary: registered.terms, manifests: installed.manifests, duplicates: installed.duplicates, authorization: authorization,
+                catalog: catalog, manifests: installed.manifests, duplicates: installed.duplicates, authorization: authorization,
                 vocabularyStore: store, logger: logger)
 
         var listenerSettings = Listener.Configuration()
@@ -210,7 +211,7 @@ struct Listen: AsyncParsableCommand {
 
         let printer = EventPrinter(json: json)
         let listener = Listener(
-            source: source, recognizer: speechRecognizer, speaker: speaker, catalog: catalog, vocabulary: registered,
+            source: source, recognizer: speechRecognizer, speaker: speaker, catalog: catalog, setup: setup,
             vocabularyStore: store, dispatcher: dispatcher, authorization: authorization, configuration: listenerSettings,
             logger: logger, emit: { printer.print($0) })
 

@@ -105,8 +105,6 @@ struct RecognizerOptions: ParsableArguments {
         }
     }
 
-    /// Loads the recognizer with the grammar of `grammar` (`--grammar`), or of `catalog` when
-    /// given (with the registered `vocabulary`). Its errors end the command with status 1.
     /// The confidence model in use.
     var confidenceModel: ConfidenceModel {
         withoutPhoneLoop ? ConfidenceModel.pathOnly : PocketSphinxRecognizer.Configuration.default.confidence
@@ -118,28 +116,32 @@ struct RecognizerOptions: ParsableArguments {
         rejectionThreshold ?? (lenient ? confidenceModel.lenientPoint : confidenceModel.operatingPoint)
     }
 
-    func makeRecognizer(
-        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
-    ) throws -> PocketSphinxRecognizer {
-        try recognizerFactory(grammar: grammar, catalog: catalog, vocabulary: vocabulary, lenient: lenient)()
+    /// Loads the recognizer with the grammar of `setup` when given, else of `grammar`
+    /// (`--grammar`). Its errors end the command with status 1.
+    func makeRecognizer(grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false) throws -> PocketSphinxRecognizer {
+        try recognizerFactory(grammar: grammar, setup: setup, lenient: lenient)()
     }
 
-    /// Compiles the grammar once and returns a function that loads a recognizer of it, for
-    /// commands that decode with several recognizers at once (`heed eval --jobs`).
+    /// Returns a function that loads a recognizer of `setup`'s grammar, or else of `--grammar`,
+    /// for commands that decode with several recognizers at once (`heed eval --jobs`).
     func recognizerFactory(
-        grammar: GrammarOption? = nil, catalog: IntentCatalog? = nil, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
+        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false
     ) throws -> @Sendable () throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
-        if catalog != nil, grammar?.grammar != nil {
+        if setup != nil, grammar?.grammar != nil {
             throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
         }
-        let settings = decoderConfiguration(forIntents: catalog != nil, vocabulary: vocabulary, lenient: lenient)
-        let recognitionGrammar =
-            try catalog.map {
-                try $0.recognitionGrammar(
-                    vocabulary: vocabulary.terms, dictionaryPath: dictionary, additionalPronunciations: vocabulary.additionalPronunciations)
-            } ?? Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
-        return { try PocketSphinxRecognizer(grammar: recognitionGrammar, configuration: settings, logger: Logger(label: "heed")) }
+        let settings = decoderConfiguration(forIntents: setup != nil, lenient: lenient)
+        let logger = Logger(label: "heed")
+        if let setup { return { try setup.makeRecognizer(configuration: settings, logger: logger) } }
+        let file = try Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
+        return { try PocketSphinxRecognizer(grammar: file, configuration: settings, logger: logger) }
+    }
+
+    /// The grammar and parser of `catalog` with the registered `vocabulary`, checked against
+    /// `--dictionary`.
+    func setup(_ catalog: IntentCatalog, vocabulary: VocabularySnapshot) throws -> RecognitionSetup {
+        try RecognitionSetup(catalog: catalog, vocabulary: vocabulary, dictionaryPath: dictionary)
     }
 
     /// Loads a dictation recognizer: the language model, with the registered vocabulary's and
@@ -158,7 +160,7 @@ struct RecognizerOptions: ParsableArguments {
     /// it was most of the time a hand-off's text took once the speaker stopped (about 250 of 360
     /// ms, docs/MEASUREMENTS.md#dictation).
     func dictationConfiguration(vocabulary: VocabularySnapshot) -> PocketSphinxRecognizer.Configuration {
-        var configuration = decoderConfiguration(forIntents: false, vocabulary: vocabulary, lenient: true)
+        var configuration = decoderConfiguration(forIntents: false, lenient: true)
         configuration.additionalPronunciations = vocabulary.additionalPronunciations
         configuration.phoneLoopReference = false
         configuration.confidence = .pathOnly
@@ -166,10 +168,9 @@ struct RecognizerOptions: ParsableArguments {
     }
 
     /// The decoder configuration these options ask for: for an intents grammar (no n-best by
-    /// default, the registered vocabulary's pronunciations) or for a grammar file.
-    func decoderConfiguration(
-        forIntents: Bool, vocabulary: VocabularySnapshot = .empty, lenient: Bool = false
-    ) -> PocketSphinxRecognizer.Configuration {
+    /// default; ``RecognitionSetup/configuration(_:)`` adds the vocabulary's pronunciations) or
+    /// for a grammar file.
+    func decoderConfiguration(forIntents: Bool, lenient: Bool = false) -> PocketSphinxRecognizer.Configuration {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.modelDirectory = model
         configuration.dictionaryPath = dictionary
@@ -185,7 +186,6 @@ struct RecognizerOptions: ParsableArguments {
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]
             configuration.decoderOptions[flag] = parts[1]
         }
-        if forIntents { configuration.additionalPronunciations = vocabulary.additionalPronunciations }
         return configuration
     }
 }
@@ -373,8 +373,10 @@ struct StateOptions: ParsableArguments {
             stateDirectory: stateDirectory.map { URL(fileURLWithPath: $0) })
     }
 
-    func authorizationStore() throws -> AuthorizationStore {
-        let configuration = try configuration()
+    /// The authorization store, in `--state-dir` or the configuration's state folder
+    /// (`configuration`: the settings already read, so that the file is read once a command).
+    func authorizationStore(configuration: HeedConfiguration? = nil) throws -> AuthorizationStore {
+        let configuration = try configuration ?? self.configuration()
         let state = stateDirectory.map { URL(fileURLWithPath: $0) } ?? configuration.stateDirectory
         return AuthorizationStore(stateDirectory: state, policyFile: configuration.policyFile)
     }
@@ -399,7 +401,9 @@ struct PluginOptions: ParsableArguments {
     /// The configuration file's settings.
     func configuration() throws -> HeedConfiguration { try state.configuration() }
 
-    func authorizationStore() throws -> AuthorizationStore { try state.authorizationStore() }
+    func authorizationStore(configuration: HeedConfiguration? = nil) throws -> AuthorizationStore {
+        try state.authorizationStore(configuration: configuration)
+    }
 }
 
 /// Sends logs to standard error: warnings and above, or everything with `--verbose`.
@@ -419,27 +423,31 @@ struct VocabularyOptions: ParsableArguments {
     )
     var dataDirectory: String?
 
-    /// The data folder: `directory` when given, else the configuration's.
-    static func dataDirectory(_ directory: String?) throws -> URL {
+    /// The data folder: `directory` when given, else the configuration's (`configuration`: the
+    /// settings the command read, with its `--config`; else the default file's).
+    static func dataDirectory(_ directory: String?, configuration: HeedConfiguration? = nil) throws -> URL {
         if let directory { return URL(fileURLWithPath: directory) }
-        return try HeedConfiguration.load().dataDirectory
+        return try (configuration ?? HeedConfiguration.load()).dataDirectory
     }
 
     /// The registered vocabulary of the apps installed in `pluginFolders`, for the recognizer and parser.
     func snapshot(
         pluginFolders: [URL] = PluginFolderOptions.defaultSearchFolders,
-        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath,
+        configuration: HeedConfiguration? = nil
     ) throws -> VocabularySnapshot {
-        try store(pluginFolders: pluginFolders, dictionaryPath: dictionaryPath).snapshot()
+        try store(pluginFolders: pluginFolders, dictionaryPath: dictionaryPath, configuration: configuration).snapshot()
     }
 
     /// The vocabulary store of the apps installed in `pluginFolders`.
     func store(
         pluginFolders: [URL] = PluginFolderOptions.defaultSearchFolders,
-        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+        dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath,
+        configuration: HeedConfiguration? = nil
     ) throws -> VocabularyStore {
         let manifests = PluginCatalog.discover(in: pluginFolders).manifests
-        return VocabularyStore(dataDirectory: try Self.dataDirectory(dataDirectory), manifests: manifests, dictionaryPath: dictionaryPath)
+        return VocabularyStore(
+            dataDirectory: try Self.dataDirectory(dataDirectory, configuration: configuration), manifests: manifests, dictionaryPath: dictionaryPath)
     }
 }
 

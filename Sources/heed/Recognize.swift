@@ -73,12 +73,13 @@ struct Recognize: ParsableCommand {
     func run() throws {
         let catalog = intents.isEmpty || dictation ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil && !dictation ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
-        let parser = catalog?.parser(vocabulary: registered.terms)
+        let setup = try catalog.map { try self.recognizer.setup($0, vocabulary: registered) }
+        let parser = setup?.parser
         let denoise = recognizer.denoise
         let recognizer =
             dictation
             ? try recognizer.makeDictationRecognizer(vocabulary: registered, contextualStrings: contextualStrings)
-            : try recognizer.makeRecognizer(grammar: grammar, catalog: catalog, vocabulary: registered, lenient: true)
+            : try recognizer.makeRecognizer(grammar: grammar, setup: setup, lenient: true)
         var failed = false
         for file in files {
             do {

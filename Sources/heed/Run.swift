@@ -91,8 +91,10 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         bootstrapLogging(verbose: verbose)
-        let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders)
-        let dispatcher = try dryRun ? nil : makeDispatcher(catalog: catalog, vocabulary: registered)
+        let configuration = try plugins.configuration()
+        let store = try vocabulary.store(pluginFolders: plugins.searchFolders, configuration: configuration)
+        let registered = try store.snapshot()
+        let dispatcher = try dryRun ? nil : makeDispatcher(catalog: catalog, vocabularyStore: store, configuration: configuration)
         // A recording is heard as the listener would hear it now: contextual phrases ("louder")
         // only while something they are for is going on.
         let context = audio == nil ? catalog : catalog.inContext(await dispatcher?.refreshContext() ?? [])
@@ -112,7 +114,7 @@ struct Run: AsyncParsableCommand {
         }
         let user = TerminalUser(answers: answers, quiet: json)
         let printJSON = json
-        let result = await dispatcher.dispatch(match, user: user) { event in
+        let result = await dispatcher.dispatch(match, vocabulary: registered, user: user) { event in
             if printJSON, let line = try? jsonLine(event) { print(line) }
         }
         if let wait, result.ending == .success || result.ending == .inProgress {
@@ -130,15 +132,14 @@ struct Run: AsyncParsableCommand {
 }
 
 extension Run {
-    private func makeDispatcher(catalog: IntentCatalog, vocabulary: VocabularySnapshot) throws -> Dispatcher {
+    private func makeDispatcher(catalog: IntentCatalog, vocabularyStore: VocabularyStore, configuration: HeedConfiguration) throws -> Dispatcher {
         let installed = try plugins.installedPlugins()
         return Dispatcher(
             catalog: catalog,
-            vocabulary: vocabulary.terms,
             manifests: installed.manifests,
             duplicates: installed.duplicates,
-            authorization: try plugins.authorizationStore(),
-            vocabularyStore: try self.vocabulary.store(pluginFolders: plugins.searchFolders),
+            authorization: try plugins.authorizationStore(configuration: configuration),
+            vocabularyStore: vocabularyStore,
             logger: Logger(label: "heed")
         )
     }
@@ -147,14 +148,12 @@ extension Run {
     /// vocabulary); `nil` when rejected.
     private func heard(catalog: IntentCatalog, vocabulary: VocabularySnapshot) throws -> String? {
         guard let audio else { return text }
+        let setup = try RecognitionSetup(catalog: catalog, vocabulary: vocabulary)
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.rejectionThreshold = rejectionThreshold
         configuration.maximumAlternatives = 0
-        configuration.additionalPronunciations = vocabulary.additionalPronunciations
         configuration.applyAdaptation(adaptation)
-        let grammar = try catalog.recognitionGrammar(
-            vocabulary: vocabulary.terms, additionalPronunciations: vocabulary.additionalPronunciations)
-        let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "heed"))
+        let recognizer = try setup.makeRecognizer(configuration: configuration, logger: Logger(label: "heed"))
         let result = try recognizer.recognize(try AudioFile.read(audio))
         if json {
             var event = RecognitionEvent(result: result)

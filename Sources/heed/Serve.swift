@@ -182,13 +182,12 @@ struct Serve: AsyncParsableCommand {
     /// and again on SIGHUP.
     func recognitionSetup() throws -> Recognizers.Setup {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
-        let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
+        let registered = try vocabulary.snapshot(
+            pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: try state.configuration())
+        let intents = try recognizer.setup(catalog, vocabulary: registered)
         return Recognizers.Setup(
-            intentsGrammar: try catalog.recognitionGrammar(
-                vocabulary: registered.terms, dictionaryPath: recognizer.dictionary,
-                additionalPronunciations: registered.additionalPronunciations),
-            parser: catalog.parser(vocabulary: registered.terms),
-            intentsConfiguration: recognizer.decoderConfiguration(forIntents: true, vocabulary: registered, lenient: true),
+            intents: intents,
+            intentsConfiguration: intents.configuration(recognizer.decoderConfiguration(forIntents: true, lenient: true)),
             grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
             grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
             // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
@@ -268,11 +267,11 @@ extension Serve {
     /// plugins, dispatched to only when the user authorized their app (`heed auth grant`).
     func makeDispatcher(_ configuration: HeedConfiguration, logger: Logger) throws -> Dispatcher {
         let installed = try plugins.installedPlugins()
-        let registered = try vocabulary.snapshot(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary)
         return Dispatcher(
-            catalog: try intents.loadCatalog(defaultIntents: ["intents"]), vocabulary: registered.terms, manifests: installed.manifests,
+            catalog: try intents.loadCatalog(defaultIntents: ["intents"]), manifests: installed.manifests,
             duplicates: installed.duplicates, authorization: configuration.authorizationStore,
-            vocabularyStore: try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary),
+            vocabularyStore: try vocabulary.store(
+                pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: configuration),
             logger: logger)
     }
 }

@@ -6,6 +6,7 @@ import HeedPlugins
 @testable import HeedRuntime
 import Logging
 import Synchronization
+import HeedTesting
 import Testing
 
 /// Bare commands ("pause", "next", "louder") go to the app whose activity takes them: the rules of

@@ -5,6 +5,7 @@ import HeedIntents
 import HeedPlugins
 import HeedRuntime
 import Logging
+import HeedTesting
 import Testing
 import HeedState
 

@@ -86,7 +86,7 @@ struct BaristaIntentTests {
         )
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.maximumAlternatives = 0
-        var recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), configuration: configuration, logger: Logger(label: "test"))
+        var recognizer = try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
         let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/picovoice_barista/manifest.tsv")
         let report = try Evaluation(manifest: manifest, intents: catalog.parser(vocabulary: [:]))
             .run(recognizer: &recognizer, loadSeconds: recognizer.loadSeconds)

@@ -7,25 +7,7 @@ import Logging
 import Synchronization
 import Testing
 import HeedState
-
-/// A user who answers from a script and remembers what was asked and said.
-final class ScriptedUser: ConversationUser {
-    private let state: Mutex<(answers: [String], questions: [String], told: [String])>
-
-    init(_ answers: [String] = []) { state = Mutex((answers, [], [])) }
-
-    func ask(_ question: String, expecting: ExpectedAnswer, app: PluginManifest?) async -> String? {
-        state.withLock { state in
-            state.questions.append(question)
-            return state.answers.isEmpty ? nil : state.answers.removeFirst()
-        }
-    }
-
-    func tell(_ text: String, app: PluginManifest?) async { state.withLock { $0.told.append(text) } }
-
-    var questions: [String] { state.withLock { $0.questions } }
-    var told: [String] { state.withLock { $0.told } }
-}
+import HeedTesting
 
 /// Collects conversation events.
 final class EventLog: Sendable {
@@ -213,30 +195,33 @@ struct DispatchTests {
     @Test func aMissingPlaylistIsAskedForAndTheAnswerUsesRegisteredVocabulary() async throws {
         let dispatcher = Dispatcher(
             catalog: Self.catalog,
-            vocabulary: ["playlistTitle": ["Morning Jazz", "Road Trip"]],
             manifests: Self.examples,
             authorization: try Self.store(authorized: ["org.heed.media"]),
             logger: Logger(label: "test")
         )
         let user = ScriptedUser(["morning jazz"])
-        let result = await dispatcher.dispatch(IntentMatch(intent: "playMedia", parameters: [:]), user: user)
+        let registered = VocabularySnapshot(terms: ["playlistTitle": ["Morning Jazz", "Road Trip"]])
+        let result = await dispatcher.dispatch(IntentMatch(intent: "playMedia", parameters: [:]), vocabulary: registered, user: user)
         await dispatcher.shutdown()
         #expect(user.questions.count == 1)
         #expect(result.ending == .success)
         #expect(result.message.contains("Morning Jazz"))
     }
 
-    @Test func vocabularyGivenLaterIsUsedForAnswers() async throws {
+    @Test func eachCommandsAnswersUseTheVocabularyItWasHeardWith() async throws {
         let dispatcher = Dispatcher(
             catalog: Self.catalog, manifests: Self.examples, authorization: try Self.store(authorized: ["org.heed.media"]),
             logger: Logger(label: "test"))
-        // Registered while Heed runs (heed listen hands it over): the answer is understood.
-        await dispatcher.update(vocabulary: ["playlistTitle": ["Morning Jazz"]])
-        let user = ScriptedUser(["morning jazz"])
-        let result = await dispatcher.dispatch(IntentMatch(intent: "playMedia", parameters: [:]), user: user)
+        // Before a playlist is registered the answer is not understood; once the listener hears
+        // with the new vocabulary (registered while Heed runs), the same dispatcher understands it.
+        let before = await dispatcher.dispatch(IntentMatch(intent: "playMedia", parameters: [:]), user: ScriptedUser(["morning jazz"]))
+        let registered = VocabularySnapshot(terms: ["playlistTitle": ["Morning Jazz"]])
+        let after = await dispatcher.dispatch(
+            IntentMatch(intent: "playMedia", parameters: [:]), vocabulary: registered, user: ScriptedUser(["morning jazz"]))
         await dispatcher.shutdown()
-        #expect(result.ending == .success)
-        #expect(result.message.contains("Morning Jazz"))
+        #expect(before.ending != .success)
+        #expect(after.ending == .success)
+        #expect(after.message.contains("Morning Jazz"))
     }
 
     @Test func cancelEndsTheConversationAtAnyTurn() async throws {

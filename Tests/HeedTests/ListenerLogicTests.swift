@@ -15,16 +15,18 @@ import Testing
 
     static func listener(
         _ samples: [Int16], script: [Line], activation: Listener.Activation = .always, log: ListenerLog,
-        recognizerLog: ScriptedRecognizer.Log = .init(), actions: [(offset: Int, action: @Sendable () -> Void)] = []
+        recognizerLog: ScriptedRecognizer.Log = .init(), actions: [(offset: Int, action: @Sendable () -> Void)] = [],
+        speaker: RecordingSpeaker? = nil, synthesizer: ScriptedSynthesizer = .init(), spokenResponses: Bool = false
     ) throws -> Listener {
         let catalog = try Speech.catalog()
-        let grammar = Grammar(name: "intents", wordGraph: catalog.inContext([]).automaton().wordGraph)
-        let recognizer = ScriptedRecognizer(grammar: grammar, script: [ScriptedRecognizer.anyGrammar: script], log: recognizerLog)
+        let setup = RecognitionSetup(unchecked: catalog.inContext([]))
+        let recognizer = ScriptedRecognizer(grammar: setup.grammar, script: [ScriptedRecognizer.anyGrammar: script], log: recognizerLog)
         var configuration = Listener.Configuration()
         configuration.activation = activation
+        configuration.spokenResponses = spokenResponses
         return Listener(
-            source: SamplesSource(samples, actions: actions), recognizer: recognizer, speaker: nil, catalog: catalog,
-            vocabulary: .empty, vocabularyStore: nil, dispatcher: nil, authorization: nil, configuration: configuration,
+            source: SamplesSource(samples, actions: actions), recognizer: recognizer, synthesizer: synthesizer, speaker: speaker, catalog: catalog,
+            setup: setup, vocabularyStore: nil, dispatcher: nil, authorization: nil, configuration: configuration,
             logger: Logger(label: "test"), emit: { log.append($0) })
     }
 
@@ -81,5 +83,27 @@ import Testing
         #expect(final.text == "")
         #expect(final.rejected == true)
         #expect(!log.listenerEvents.contains { $0.intent != nil })
+    }
+
+    @Test func aResponseIsSpokenWhenTheServiceIsOnAndOnlyShownWhenItIsOff() async throws {
+        for on in [true, false] {
+            let log = ListenerLog()
+            let synthesizer = ScriptedSynthesizer(secondsPerWord: 0.25)
+            let speaker = RecordingSpeaker()
+            let listener = try Self.listener(
+                TestAudio.roomNoise(seconds: 3), script: [], log: log, speaker: speaker, synthesizer: synthesizer, spokenResponses: on)
+            await VoiceUser(listener: listener).tell("Timer set for ten minutes.", app: nil)
+            guard case .speech(_, let speech)? = log.listenerEvents.last else {
+                Issue.record("no speech event: \(log.listenerEvents.map(\.name))")
+                continue
+            }
+            #expect(speech.text == "Timer set for ten minutes.")
+            #expect(speech.spoken == on)
+            #expect(speech.status == (on ? "granted" : "serviceDisabled"))
+            #expect(synthesizer.spoken == (on ? ["Timer set for ten minutes."] : []))
+            // Five words of a quarter second each, played once, and as long as the event says.
+            #expect(speaker.recordings.map(\.duration) == (on ? [1.25] : []))
+            #expect(speech.milliseconds?["speech"] == (on ? 1250 : nil))
+        }
     }
 }

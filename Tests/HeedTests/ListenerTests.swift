@@ -49,13 +49,13 @@ struct ListenerTests {
         // commands pass the hands-free operating point); rejection has its own tests.
         var settings = PocketSphinxRecognizer.Configuration.default
         settings.rejectionThreshold = 0.3
-        let recognizer = try PocketSphinxRecognizer(
-            grammar: try catalog.recognitionGrammar(), configuration: settings, logger: Logger(label: "test"))
+        let setup = try RecognitionSetup(catalog: catalog.inContext([]))
+        let recognizer = try setup.makeRecognizer(configuration: settings, logger: Logger(label: "test"))
         var configuration = Listener.Configuration()
         configuration.activation = activation
         configuration.alwaysOnThreshold = alwaysOnThreshold
         return Listener(
-            source: SamplesSource(samples, actions: actions), recognizer: recognizer, speaker: nil, catalog: catalog, vocabulary: .empty,
+            source: SamplesSource(samples, actions: actions), recognizer: recognizer, speaker: nil, catalog: catalog, setup: setup,
             vocabularyStore: vocabularyStore, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
             emit: { log.append($0) })
     }
@@ -188,7 +188,7 @@ struct ListenerTests {
 struct GrammarSwitchTests {
     @Test func aDialogTurnGrammarRecognizesOnlyItsAnswers() throws {
         let catalog = try Speech.catalog()
-        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), logger: Logger(label: "test"))
+        let recognizer = try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, logger: Logger(label: "test"))
         let choice = DialogGrammar.grammar(
             for: .choice(["road trip", "morning run"]), catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
         try recognizer.loadGrammar(choice, activate: true)
@@ -232,7 +232,7 @@ struct GrammarSwitchTests {
     }
 
     @Test func theWakeGrammarIsThePhraseThenOptionallyACommand() throws {
-        let commands = try #require(try Speech.catalog().recognitionGrammar().wordGraph)
+        let commands = try #require(try RecognitionSetup(catalog: Speech.catalog()).grammar.wordGraph)
         let recognizer = try PocketSphinxRecognizer(
             grammar: Grammar(name: "wake", wordGraph: commands.prefixed(by: ["hey", "heed"])), logger: Logger(label: "test"))
         #expect(recognizer.accepts("hey heed"))

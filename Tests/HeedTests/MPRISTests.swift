@@ -7,6 +7,7 @@ import HeedPlugins
 import HeedRuntime
 import Logging
 import Synchronization
+import HeedTesting
 import Testing
 
 /// A private D-Bus session bus (Debian's dbus-daemon, as `dbus-run-session` starts it) with real

@@ -5,6 +5,7 @@ import HeedPluginProtocol
 import HeedPlugins
 import HeedRuntime
 import Logging
+import HeedTesting
 import Testing
 import HeedState
 

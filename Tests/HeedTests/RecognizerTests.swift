@@ -243,7 +243,7 @@ struct SynthesizedIntentTests {
         let catalog = try IntentCatalog.load(intents: [root.appendingPathComponent("intents")], grammars: [root.appendingPathComponent("grammars")])
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.maximumAlternatives = 0
-        let recognizer = try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), configuration: configuration, logger: Logger(label: "test"))
+        let recognizer = try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
         let folder = try Fixtures.temporaryDirectory()
         var right = 0
         for (index, command) in Self.commands.enumerated() {

@@ -108,7 +108,7 @@ struct LiveRejectionTests {
         let catalog = try IntentCatalog.load(intents: [root.appendingPathComponent("intents")], grammars: [root.appendingPathComponent("grammars")])
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.maximumAlternatives = 0
-        return try PocketSphinxRecognizer(grammar: try catalog.recognitionGrammar(), configuration: configuration, logger: Logger(label: "test"))
+        return try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
     }
 
     @Test func readSentencesAreRejectedAndScoreBelowTheBundledCommands() throws {

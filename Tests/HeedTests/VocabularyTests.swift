@@ -309,7 +309,7 @@ struct VocabularyLiveTests {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.additionalPronunciations = snapshot.additionalPronunciations
         configuration.maximumAlternatives = 0
-        let grammar = try catalog.recognitionGrammar(vocabulary: snapshot.terms, additionalPronunciations: snapshot.additionalPronunciations)
+        let grammar = try RecognitionSetup(catalog: catalog, vocabulary: snapshot).grammar
         let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "test"))
         let wav = try Fixtures.temporaryDirectory().appendingPathComponent("jazz.wav")
         // "play playlist …" itself gets no hypothesis from PocketSphinx on espeak-ng audio, even
@@ -331,7 +331,7 @@ struct VocabularyLiveTests {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.additionalPronunciations = snapshot.additionalPronunciations
         configuration.maximumAlternatives = 0
-        let grammar = try catalog.recognitionGrammar(vocabulary: snapshot.terms, additionalPronunciations: snapshot.additionalPronunciations)
+        let grammar = try RecognitionSetup(catalog: catalog, vocabulary: snapshot).grammar
         let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "test"))
         #expect(recognizer.accepts("add zyrtec to my shopping list"))
         let match = try #require(catalog.parser(vocabulary: snapshot.terms).parse("add Zyrtec to my shopping list").first)
@@ -359,7 +359,7 @@ struct VocabularyScaleTests {
         let registered = ContinuousClock.now
         let snapshot = try store.snapshot()
         let snapshotTaken = ContinuousClock.now
-        let grammar = try catalog.recognitionGrammar(vocabulary: snapshot.terms, additionalPronunciations: snapshot.additionalPronunciations)
+        let grammar = try RecognitionSetup(catalog: catalog, vocabulary: snapshot).grammar
         let parser = catalog.parser(vocabulary: snapshot.terms)
         let compiled = ContinuousClock.now
         var configuration = PocketSphinxRecognizer.Configuration.default
