@@ -169,8 +169,10 @@ struct Serve: AsyncParsableCommand {
         }
         var doors: [WyomingListener] = []
         do {
-            doors = try openWyomingListeners(printer: printer)
-            try await serve(on: listening, wyoming: doors, printer: printer)
+            // Read once here; SIGHUP reads it again with the intents and the vocabulary.
+            let configuration = try state.configurationWithState()
+            doors = try openWyomingListeners(configuration: configuration, printer: printer)
+            try await serve(on: listening, wyoming: doors, configuration: configuration, printer: printer)
         } catch {
             listening.close()
             for door in doors { door.close() }
@@ -178,12 +180,12 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Loads the intents and the registered vocabulary and compiles the grammar: at the start,
-    /// and again on SIGHUP.
-    func recognitionSetup() throws -> Recognizers.Setup {
+    /// Loads the intents and the registered vocabulary and compiles the grammar: at the start
+    /// (with the `configuration` the command read), and again on SIGHUP (reading it anew).
+    func recognitionSetup(configuration: HeedConfiguration? = nil) throws -> Recognizers.Setup {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         let registered = try vocabulary.snapshot(
-            pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: try state.configuration())
+            pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: try configuration ?? state.configuration())
         let intents = try recognizer.setup(catalog, vocabulary: registered)
         return Recognizers.Setup(
             intents: intents,
@@ -197,8 +199,8 @@ struct Serve: AsyncParsableCommand {
 
     /// Opens the `--wyoming` listeners, each with its client identity; a taken port or a bad path
     /// ends the command (exit status 1).
-    private func openWyomingListeners(printer: ServeEventPrinter) throws -> [WyomingListener] {
-        let configured = try state.configuration().wyomingClient ?? Self.defaultWyomingClient
+    private func openWyomingListeners(configuration: HeedConfiguration, printer: ServeEventPrinter) throws -> [WyomingListener] {
+        let configured = configuration.wyomingClient ?? Self.defaultWyomingClient
         var opened: [WyomingListener] = []
         for (index, uri) in wyoming.enumerated() {
             let appID = wyomingClients.isEmpty ? configured : wyomingClients[wyomingClients.count == 1 ? 0 : index]
@@ -217,10 +219,11 @@ struct Serve: AsyncParsableCommand {
         return opened
     }
 
-    private func serve(on listening: ListeningSocket, wyoming doors: [WyomingListener], printer: ServeEventPrinter) async throws {
-        let configuration = try state.configurationWithState()
+    private func serve(
+        on listening: ListeningSocket, wyoming doors: [WyomingListener], configuration: HeedConfiguration, printer: ServeEventPrinter
+    ) async throws {
         bootstrapLogging(verbose: recognizer.verbose)
-        let setup = try recognitionSetup()
+        let setup = try recognitionSetup(configuration: configuration)
         let logger = Logger(label: "heed")
         // Questions go to the service's terminal, when it has one.
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =

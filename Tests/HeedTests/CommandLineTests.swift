@@ -100,6 +100,28 @@ struct CommandLineTests {
         #expect(recognized.output.contains(#""snrDecibels":"#), "\(recognized.output)")
     }
 
+    /// `--config` is the one configuration a command reads: a broken file in the default place
+    /// does not stop `heed run` or `heed listen` given another (the vocabulary's data folder
+    /// came from the default file before).
+    @Test func theConfigGivenIsTheOneRead() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        let home = folder.appendingPathComponent("config-home/heed")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        try "{ not json".write(to: home.appendingPathComponent("config.json"), atomically: true, encoding: .utf8)
+        let config = folder.appendingPathComponent("config.json")
+        try #"{"spokenResponses": false}"#.write(to: config, atomically: true, encoding: .utf8)
+        let environment = ["XDG_CONFIG_HOME": folder.appendingPathComponent("config-home").path, "XDG_DATA_HOME": folder.path]
+        let given = try Fixtures.run(
+            Fixtures.heedBinary, ["run", "pause", "--dry-run", "--config", config.path, "--state-dir", folder.path], in: folder,
+            environment: environment)
+        #expect(given.status == 0, "\(given)")
+        #expect(given.output.contains("pause"), "\(given)")
+        // Without --config the broken default file is the one read, and said so.
+        let broken = try Fixtures.run(Fixtures.heedBinary, ["run", "pause", "--dry-run", "--state-dir", folder.path], in: folder, environment: environment)
+        #expect(broken.status != 0)
+        #expect(broken.error.contains("config.json"), "\(broken)")
+    }
+
     /// The intents, grammars and plugins that come with the build are found from any folder.
     @Test func heedWorksFromAnyFolder() throws {
         let folder = try Fixtures.temporaryDirectory()
