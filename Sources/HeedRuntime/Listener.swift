@@ -498,7 +498,7 @@ public actor Listener {
         do {
             guard app.spokenResponseMode == .spokenAudio else {
                 // An app that prefers not to speak is never asked about it.
-                return SpokenResponseStatus(try authorization.speechPermission(of: AuthorizationStore.authorizationAppID(for: app)))
+                return try authorization.spokenResponseStatus(of: AuthorizationStore.authorizationAppID(for: app), serviceEnabled: true)
             }
             return try await authorization.requestSpeechPermission(for: app, serviceEnabled: true) { prompt in
                 let answer = await self.answer(prompt.question, expecting: .yesOrNo, app: nil)

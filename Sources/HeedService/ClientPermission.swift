@@ -96,12 +96,12 @@ public struct ClientPermission: Sendable {
         }
         var status: AuthorizationStatus
         do {
-            status = try store.speechRecognitionStatus(of: manifest.appID)
+            status = try store.status(of: manifest.appID, .speechRecognition)
             if status == .notDetermined, asking, let ask {
                 questions.lock()
                 defer { questions.unlock() }
-                status = try store.requestSpeechRecognition(
-                    appID: manifest.appID, displayName: manifest.displayName, usageDescription: usage, ask: ask)
+                let prompt = AuthorizationPrompt(clientAppID: manifest.appID, displayName: manifest.displayName, usageDescription: usage)
+                status = try store.request(.speechRecognition, for: manifest.appID, prompt: prompt, ask: ask)
             }
         } catch {
             return .refused(.unavailable, message: "cannot read the authorization state: \(error); Heed refuses every client until it can")

@@ -49,36 +49,65 @@ public enum SpokenResponseStatus: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// One app's authorization as ``AuthorizationStore/records()`` lists it.
-public struct AuthorizationRecord: Sendable, Hashable, Codable {
-    /// The app id.
-    public var appID: String
-    /// The status that applies.
-    public var status: AuthorizationStatus
-    /// When the user decided; `nil` for a status that comes from the policy.
-    public var decided: Date?
-    /// Whether the status comes from the administrator's policy (it is then `restricted`).
-    public var fromPolicy: Bool
+// MARK: - Kinds of permission
 
-    enum CodingKeys: String, CodingKey {
-        case appID = "appId"
-        case status, decided, fromPolicy
+/// A decision a user makes about an app or a client program, for one kind of permission.
+public protocol PermissionDecision: RawRepresentable, CaseIterable, Sendable, Hashable, Encodable where RawValue == String {
+    /// The value before anyone decided: the first request asks.
+    static var undecided: Self { get }
+    /// The value a yes or a no records.
+    static func answer(_ yes: Bool) -> Self
+}
+
+extension AuthorizationStatus: PermissionDecision {
+    public static var undecided: Self { .notDetermined }
+    public static func answer(_ yes: Bool) -> Self { yes ? .authorized : .denied }
+}
+
+extension SpeechPermission: PermissionDecision {
+    public static var undecided: Self { .undetermined }
+    public static func answer(_ yes: Bool) -> Self { yes ? .granted : .denied }
+}
+
+/// One kind of permission the store keeps, per app id: Siri's authorization of an app's
+/// plugin (``siri``), a client's speech recognition (``speechRecognition``), an app's spoken
+/// responses (``spokenResponses``). Each is one table of the state file.
+public struct Permission<Decision: PermissionDecision>: Sendable, Hashable {
+    /// The table's name in the state file.
+    public let name: String
+    let table: any WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<Decision>]> & Sendable
+    /// What the administrator's policy makes a listed app; `nil`: the policy does not apply.
+    let restricted: Decision?
+    /// Whether listings show apps the policy restricts that nobody decided for.
+    let listsPolicy: Bool
+    /// The JSON key of a decision's value in the state file.
+    let valueKey: String
+}
+
+extension Permission where Decision == AuthorizationStatus {
+    /// Whether Heed may dispatch an app's intents to its plugin (SiriKit's authorization).
+    public static var siri: Self { Self(name: "apps", table: \.apps, restricted: .restricted, listsPolicy: true, valueKey: "status") }
+    /// Whether a client program may use speech recognition through `heed serve` (reference 000).
+    public static var speechRecognition: Self {
+        Self(name: "speechRecognition", table: \.speechRecognition, restricted: .restricted, listsPolicy: false, valueKey: "status")
     }
 }
 
-/// One app's speech permission as ``AuthorizationStore/speechPermissionRecords()`` lists it.
-public struct SpeechPermissionRecord: Sendable, Hashable, Codable {
+extension Permission where Decision == SpeechPermission {
+    /// Whether an app's responses may be spoken aloud; the policy does not restrict it.
+    public static var spokenResponses: Self { Self(name: "speech", table: \.speech, restricted: nil, listsPolicy: false, valueKey: "permission") }
+}
+
+/// One app's decision for one kind of permission, as ``AuthorizationStore/records(_:)`` lists it.
+public struct PermissionRecord<Decision: PermissionDecision>: Sendable, Hashable {
     /// The app id.
     public var appID: String
-    /// The recorded permission.
-    public var permission: SpeechPermission
-    /// When the user decided.
+    /// The decision that applies.
+    public var value: Decision
+    /// When the user decided; `nil` for a value that comes from the policy.
     public var decided: Date?
-
-    enum CodingKeys: String, CodingKey {
-        case appID = "appId"
-        case permission, decided
-    }
+    /// Whether the value comes from the administrator's policy (it is then restricted).
+    public var fromPolicy: Bool
 }
 
 // MARK: - Errors
@@ -364,7 +393,7 @@ public struct AuthorizationStore: Sendable {
         try AuthorizationPolicy.load(from: policyFile)
     }
 
-    // MARK: Authorization
+    // MARK: Decisions, by kind
 
     /// The policy and the recorded decisions, read once, to answer many questions from one read.
     public struct Snapshot {
@@ -372,61 +401,33 @@ public struct AuthorizationStore: Sendable {
         public let policy: AuthorizationPolicy
         let state: AuthorizationState
 
-        /// An app's authorization status: `restricted` when the policy lists the app, else the
-        /// recorded decision, else `notDetermined`.
-        public func status(of appID: String) -> AuthorizationStatus {
-            if policy.restricted.contains(appID) { return .restricted }
-            return state.apps[appID]?.value ?? .notDetermined
+        /// An app's decision of one kind: restricted when the policy lists the app (for kinds
+        /// the policy applies to), else the recorded decision, else undecided.
+        public func status<Decision>(of appID: String, _ permission: Permission<Decision>) -> Decision {
+            if let restricted = permission.restricted, policy.restricted.contains(appID) { return restricted }
+            return state[keyPath: permission.table][appID]?.value ?? .undecided
         }
 
-        /// The status that applies to a plugin: `restricted` when the policy lists its own app id,
-        /// else its ``authorizationAppID(for:)``'s.
+        /// The Siri authorization that applies to a plugin: restricted when the policy lists its
+        /// own app id, else its ``AuthorizationStore/authorizationAppID(for:)``'s.
         public func status(of manifest: PluginManifest) -> AuthorizationStatus {
             if manifest.extensionOf != nil, policy.restricted.contains(manifest.appID) { return .restricted }
-            return status(of: AuthorizationStore.authorizationAppID(for: manifest))
+            return status(of: AuthorizationStore.authorizationAppID(for: manifest), .siri)
         }
 
-        /// Every app with a recorded decision or a policy restriction, sorted by app id; a
-        /// restricted app shows as restricted even if the user decided before.
-        public var records: [AuthorizationRecord] {
-            Set(state.apps.keys).union(policy.restricted).sorted().map { appID in
-                if policy.restricted.contains(appID) {
-                    return AuthorizationRecord(appID: appID, status: .restricted, decided: nil, fromPolicy: true)
+        /// Every app with a recorded decision of this kind (for Siri's, also every app the
+        /// policy restricts), sorted by app id; a restricted app shows as restricted even if the
+        /// user decided before.
+        public func records<Decision>(_ permission: Permission<Decision>) -> [PermissionRecord<Decision>] {
+            let table = state[keyPath: permission.table]
+            var appIDs = Set(table.keys)
+            if permission.listsPolicy { appIDs.formUnion(policy.restricted) }
+            return appIDs.sorted().map { appID in
+                if let restricted = permission.restricted, policy.restricted.contains(appID) {
+                    return PermissionRecord(appID: appID, value: restricted, decided: nil, fromPolicy: true)
                 }
-                let decision = state.apps[appID]
-                return AuthorizationRecord(
-                    appID: appID, status: decision?.value ?? .notDetermined, decided: decision?.decided, fromPolicy: false)
-            }
-        }
-
-        /// A client's speech-recognition status: `restricted` when the policy lists its app id,
-        /// else the recorded decision, else `notDetermined`.
-        public func speechRecognitionStatus(of appID: String) -> AuthorizationStatus {
-            if policy.restricted.contains(appID) { return .restricted }
-            return state.speechRecognition[appID]?.value ?? .notDetermined
-        }
-
-        /// Every client with a recorded speech-recognition decision or a policy restriction
-        /// that has one, sorted by app id.
-        public var speechRecognitionRecords: [AuthorizationRecord] {
-            state.speechRecognition.keys.sorted().map { appID in
-                if policy.restricted.contains(appID) {
-                    return AuthorizationRecord(appID: appID, status: .restricted, decided: nil, fromPolicy: true)
-                }
-                let decision = state.speechRecognition[appID]
-                return AuthorizationRecord(appID: appID, status: decision?.value ?? .notDetermined, decided: decision?.decided, fromPolicy: false)
-            }
-        }
-
-        /// An app's speech permission, or `undetermined`.
-        public func speechPermission(of appID: String) -> SpeechPermission {
-            state.speech[appID]?.value ?? .undetermined
-        }
-
-        /// Every app with a recorded speech permission, sorted by app id.
-        public var speechPermissionRecords: [SpeechPermissionRecord] {
-            state.speech.sorted { $0.key < $1.key }.map {
-                SpeechPermissionRecord(appID: $0.key, permission: $0.value.value, decided: $0.value.decided)
+                let decision = table[appID]
+                return PermissionRecord(appID: appID, value: decision?.value ?? .undecided, decided: decision?.decided, fromPolicy: false)
             }
         }
     }
@@ -437,98 +438,88 @@ public struct AuthorizationStore: Sendable {
         Snapshot(policy: try policy(), state: try file.read())
     }
 
-    /// An app's authorization status.
-    /// - Parameter appID: The app id (for a plugin, its ``authorizationAppID(for:)``).
-    /// - Returns: `restricted` when the policy lists the app, else the recorded decision, else `notDetermined`.
-    /// - Throws: ``SourceError`` when the state or policy file is corrupt.
-    public func status(of appID: String) throws -> AuthorizationStatus {
-        try snapshot().status(of: appID)
+    /// The state file, with the policy only for a kind the policy applies to (a broken policy
+    /// file does not stop spoken responses).
+    private func snapshot<Decision>(for permission: Permission<Decision>) throws -> Snapshot {
+        permission.restricted == nil ? Snapshot(policy: AuthorizationPolicy(), state: try file.read()) : try snapshot()
     }
 
-    /// The authorization status that applies to a plugin: its parent app's when it is an extension,
-    /// except that a policy restricting the extension's own app id restricts it whatever the
-    /// parent's status: restricted wins everywhere.
-    /// - Parameter manifest: The plugin's manifest.
-    /// - Returns: `restricted` when the policy lists the plugin's own app id, else the status of
-    ///   ``authorizationAppID(for:)``.
+    /// An app's decision of one kind.
+    /// - Parameters:
+    ///   - appID: The app id (for a plugin, its ``authorizationAppID(for:)``; for a client, its
+    ///     `client.json`'s).
+    ///   - permission: The kind.
+    /// - Returns: As ``Snapshot/status(of:_:)``.
+    /// - Throws: ``SourceError`` when the state or policy file is corrupt.
+    public func status<Decision>(of appID: String, _ permission: Permission<Decision>) throws -> Decision {
+        try snapshot(for: permission).status(of: appID, permission)
+    }
+
+    /// The Siri authorization that applies to a plugin: its parent app's when it is an
+    /// extension, except that a policy restricting the extension's own app id restricts it
+    /// whatever the parent's status: restricted wins everywhere.
     /// - Throws: ``SourceError`` when the state or policy file is corrupt.
     public func status(of manifest: PluginManifest) throws -> AuthorizationStatus {
         try snapshot().status(of: manifest)
     }
 
-    /// Every app with a recorded decision or a policy restriction, sorted by app id.
-    /// - Returns: The records; a restricted app shows as restricted even if the user decided before.
+    /// Every app with a decision of this kind, as ``Snapshot/records(_:)``.
     /// - Throws: ``SourceError`` when the state or policy file is corrupt.
-    public func records() throws -> [AuthorizationRecord] {
-        try snapshot().records
+    public func records<Decision>(_ permission: Permission<Decision>) throws -> [PermissionRecord<Decision>] {
+        try snapshot(for: permission).records(permission)
     }
 
-    /// Records the user's decision for an app (and so for its extensions).
+    /// Records the user's decision of one kind for an app (for Siri's, and so for its extensions).
     /// - Parameters:
-    ///   - status: `authorized` or `denied`.
+    ///   - value: A yes or a no (`authorized`/`denied`, `granted`/`denied`).
     ///   - appID: The app id in reverse-DNS form.
-    /// - Throws: ``AuthorizationError`` for another status (`notRecordable`), a malformed app id
+    ///   - permission: The kind.
+    /// - Throws: ``AuthorizationError`` for another value (`notRecordable`), a malformed app id
     ///   (`invalidAppID`) or an app the policy restricts (`restrictedByPolicy`); ``SourceError``
     ///   when the state or policy file is corrupt (nothing is written); ``StateFileError``.
-    public func record(_ status: AuthorizationStatus, for appID: String) throws {
-        try record(status, for: appID, in: \.apps)
-    }
-
-    /// Records a decision in one of the state file's tables of ``AuthorizationStatus``.
-    private func record(
-        _ status: AuthorizationStatus, for appID: String, in table: WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<AuthorizationStatus>]>
-    ) throws {
-        guard status == .authorized || status == .denied else {
+    public func record<Decision>(_ value: Decision, for appID: String, _ permission: Permission<Decision>) throws {
+        guard value == .answer(true) || value == .answer(false) else {
+            let policy = permission.restricted.map { ", and \($0.rawValue) comes from the administrator's policy" } ?? ""
             throw AuthorizationError(
                 .notRecordable, appID: appID,
-                "only 'authorized' or 'denied' can be recorded, not '\(status.rawValue)': reset returns an app to "
-                    + "notDetermined, and restricted comes from the administrator's policy")
+                "only '\(Decision.answer(true).rawValue)' or '\(Decision.answer(false).rawValue)' can be recorded, not '\(value.rawValue)': "
+                    + "reset returns an app to \(Decision.undecided.rawValue)\(policy)")
         }
-        try checkChangeable(appID)
+        try checkChangeable(appID, permission)
         let now = Date()
         try file.update { state in
-            state[keyPath: table][appID] = .init(value: status, decided: now, key: "status")
+            state[keyPath: permission.table][appID] = .init(value: value, decided: now, key: permission.valueKey)
         }
     }
 
-    /// Forgets the user's decision, so the app is `notDetermined` and the next request asks again.
-    /// - Parameter appID: The app id.
+    /// Forgets the user's decision of one kind, so the app is undecided and the next request asks again.
     /// - Throws: ``AuthorizationError`` (`invalidAppID`, `restrictedByPolicy`), ``SourceError``,
     ///   ``StateFileError``.
-    public func reset(_ appID: String) throws {
-        try reset(appID, in: \.apps)
+    public func reset<Decision>(_ appID: String, _ permission: Permission<Decision>) throws {
+        try checkChangeable(appID, permission)
+        guard try file.read()[keyPath: permission.table][appID] != nil else { return }
+        try file.update { state in state[keyPath: permission.table][appID] = nil }
     }
 
-    private func reset(
-        _ appID: String, in table: WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<AuthorizationStatus>]>
-    ) throws {
-        try checkChangeable(appID)
-        guard try file.read()[keyPath: table][appID] != nil else { return }
-        try file.update { state in state[keyPath: table][appID] = nil }
-    }
-
-    /// Records the user's decision for a plugin's app: its parent's for an extension. A policy that
-    /// restricts the plugin's own app id refuses it as it refuses the parent's.
-    /// - Parameters:
-    ///   - status: `authorized` or `denied`.
-    ///   - manifest: The plugin's manifest.
-    /// - Throws: As ``record(_:for:)-(_,String)``.
+    /// Records the user's Siri decision for a plugin's app: its parent's for an extension. A
+    /// policy that restricts the plugin's own app id refuses it as it refuses the parent's.
+    /// - Throws: As ``record(_:for:_:)``.
     public func record(_ status: AuthorizationStatus, for manifest: PluginManifest) throws {
-        try checkChangeable(manifest.appID)
-        try record(status, for: Self.authorizationAppID(for: manifest))
+        try checkChangeable(manifest.appID, .siri)
+        try record(status, for: Self.authorizationAppID(for: manifest), .siri)
     }
 
-    /// Forgets the decision for a plugin's app (its parent's for an extension); refused like
-    /// ``record(_:for:)-(_,PluginManifest)`` for a restricted plugin.
-    /// - Parameter manifest: The plugin's manifest.
-    /// - Throws: As ``reset(_:)``.
+    /// Forgets the Siri decision for a plugin's app (its parent's for an extension); refused
+    /// like ``record(_:for:)`` for a restricted plugin.
+    /// - Throws: As ``reset(_:_:)``.
     public func reset(_ manifest: PluginManifest) throws {
-        try checkChangeable(manifest.appID)
-        try reset(Self.authorizationAppID(for: manifest))
+        try checkChangeable(manifest.appID, .siri)
+        try reset(Self.authorizationAppID(for: manifest), .siri)
     }
 
-    private func checkChangeable(_ appID: String) throws {
+    private func checkChangeable<Decision>(_ appID: String, _ permission: Permission<Decision>) throws {
         try Self.validate(appID)
+        guard permission.restricted != nil else { return }
         let policy = try policy()
         if policy.restricted.contains(appID) {
             let file = policy.file?.path ?? "the policy"
@@ -547,169 +538,96 @@ public struct AuthorizationStore: Sendable {
 
     // MARK: Requesting
 
-    /// Asks the user to authorize a plugin's app, once.
+    /// Asks the user, once, for a decision of one kind, as `SFSpeechRecognizer.requestAuthorization`
+    /// and SiriKit's `requestSiriAuthorization` do.
     ///
-    /// - `authorized`, `denied` and `restricted` are returned at once; the user is not asked.
-    /// - `notDetermined`: a manifest without `usageDescription` cannot ask and is refused.
-    ///   Otherwise `ask` is called with the question; `true` records `authorized`, `false`
-    ///   records `denied`, and `nil` (no answer: no terminal, cancelled, timed out) records
-    ///   nothing and returns `notDetermined`. When another process recorded a decision while the
-    ///   user was being asked, that decision stands and is returned.
-    ///
-    /// An extension's request is for its parent app (``authorizationAppID(for:)``).
+    /// A decided value (yes, no, restricted) is returned at once. Undecided: `ask` gets the
+    /// question; `true` and `false` are recorded, and `nil` (nobody to ask, cancelled, timed out)
+    /// records nothing and returns undecided. A decision recorded meanwhile by another process
+    /// stands; a policy that restricted the app meanwhile wins.
     /// - Parameters:
-    ///   - manifest: The plugin's manifest.
-    ///   - ask: Puts the question to the user and returns their answer, or `nil` for none.
-    /// - Returns: The status now.
+    ///   - permission: The kind.
+    ///   - appID: The app id whose decision it is.
+    ///   - prompt: The question (its ``AuthorizationPrompt/question``).
+    ///   - ask: Puts the question and returns the answer; called on the caller's thread.
+    /// - Returns: The decision now.
+    /// - Throws: ``AuthorizationError`` (`invalidAppID`), ``SourceError``, ``StateFileError``, or
+    ///   what `ask` throws.
+    public func request<Decision>(
+        _ permission: Permission<Decision>, for appID: String, prompt: AuthorizationPrompt, ask: (AuthorizationPrompt) throws -> Bool?
+    ) throws -> Decision {
+        if let decided = try decided(appID, permission) { return decided }
+        guard let answer = try ask(prompt) else { return .undecided }
+        return try settle(answer, for: appID, permission)
+    }
+
+    /// ``request(_:for:prompt:ask:)-(_,_,_,(AuthorizationPrompt)→Bool?)`` with a question answered
+    /// asynchronously (by voice).
+    public func request<Decision>(
+        _ permission: Permission<Decision>, for appID: String, prompt: AuthorizationPrompt, ask: (AuthorizationPrompt) async throws -> Bool?
+    ) async throws -> Decision {
+        if let decided = try decided(appID, permission) { return decided }
+        guard let answer = try await ask(prompt) else { return .undecided }
+        return try settle(answer, for: appID, permission)
+    }
+
+    /// The decision when there is one; `nil` when the user is to be asked.
+    private func decided<Decision>(_ appID: String, _ permission: Permission<Decision>) throws -> Decision? {
+        try Self.validate(appID)
+        let current = try status(of: appID, permission)
+        return current == .undecided ? nil : current
+    }
+
+    /// Records the user's answer — unless an answer was recorded meanwhile (another process
+    /// asked too), which then stands — and returns the decision in force.
+    private func settle<Decision>(_ answer: Bool, for appID: String, _ permission: Permission<Decision>) throws -> Decision {
+        let now = Date()
+        let decided = try file.update { state -> Decision in
+            if let earlier = state[keyPath: permission.table][appID] { return earlier.value }
+            let value = Decision.answer(answer)
+            state[keyPath: permission.table][appID] = .init(value: value, decided: now, key: permission.valueKey)
+            return value
+        }
+        // The policy may have changed while the user was thinking.
+        if let restricted = permission.restricted, try status(of: appID, permission) == restricted { return restricted }
+        return decided
+    }
+
+    /// Asks the user, once, to authorize a plugin's app (SiriKit's authorization).
+    ///
+    /// As ``request(_:for:prompt:ask:)-(_,_,_,(AuthorizationPrompt)→Bool?)``, for the plugin's
+    /// ``authorizationAppID(for:)``; a manifest without `usageDescription` cannot ask and is
+    /// refused, and a policy that restricts the plugin's own app id wins.
     /// - Throws: ``AuthorizationError`` (`missingUsageDescription`), ``SourceError`` for a corrupt
     ///   state or policy file, ``StateFileError``, or what `ask` throws.
     public func requestAuthorization(
         for manifest: PluginManifest,
         ask: (AuthorizationPrompt) async throws -> Bool?
     ) async throws -> AuthorizationStatus {
-        let appID = Self.authorizationAppID(for: manifest)
         let current = try status(of: manifest)
         guard current == .notDetermined else { return current }
         guard let usage = manifest.usageDescription else { throw AuthorizationError.missingUsageDescription(manifest) }
         let prompt = AuthorizationPrompt(manifest: manifest, usageDescription: usage, kind: .authorization)
-        guard let answer = try await ask(prompt) else { return .notDetermined }
-        try Self.validate(appID)
-        let decided = try recordFirstAnswer(answer, for: appID, in: \.apps)
-        // The policy may have changed while the user was thinking.
+        let decided = try await request(.siri, for: Self.authorizationAppID(for: manifest), prompt: prompt, ask: ask)
         return try status(of: manifest) == .restricted ? .restricted : decided
     }
 
-    // MARK: Speech recognition
-
-    /// A client's permission to use speech recognition through `heed serve` (reference 000).
-    /// - Parameter appID: The client's app id (from its `client.json`).
-    /// - Returns: `restricted` when the administrator's policy lists the app id, else the
-    ///   recorded decision, else `notDetermined`.
-    /// - Throws: ``SourceError`` when the state or policy file is corrupt.
-    public func speechRecognitionStatus(of appID: String) throws -> AuthorizationStatus {
-        try snapshot().speechRecognitionStatus(of: appID)
-    }
-
-    /// Records the user's speech-recognition decision for a client.
-    /// - Parameters:
-    ///   - status: `authorized` or `denied`.
-    ///   - appID: The client's app id.
-    /// - Throws: As ``record(_:for:)-(_,String)``: `notRecordable`, `invalidAppID`, `restrictedByPolicy`.
-    public func recordSpeechRecognition(_ status: AuthorizationStatus, for appID: String) throws {
-        try record(status, for: appID, in: \.speechRecognition)
-    }
-
-    /// Forgets a client's speech-recognition decision: it is `notDetermined` again.
-    /// - Parameter appID: The client's app id.
-    /// - Throws: As ``reset(_:)``.
-    public func resetSpeechRecognition(_ appID: String) throws {
-        try reset(appID, in: \.speechRecognition)
-    }
-
-    /// Asks the user, once, whether a client program may use speech recognition, as
-    /// `SFSpeechRecognizer.requestAuthorization` does.
-    ///
-    /// A decided status (`authorized`, `denied`, `restricted`) is returned at once. For
-    /// `notDetermined`, `ask` gets the question with the client's usage description: `true`
-    /// records `authorized`, `false` `denied`, `nil` (nobody to ask) records nothing. A decision
-    /// recorded meanwhile by another process stands.
-    /// - Parameters:
-    ///   - appID: The client's app id.
-    ///   - displayName: The client's name, for the question.
-    ///   - usageDescription: The client's `speechRecognitionUsageDescription`.
-    ///   - ask: Puts the question and returns the answer; called on the caller's thread.
-    /// - Returns: The status now.
-    /// - Throws: ``AuthorizationError`` (`invalidAppID`), ``SourceError``, ``StateFileError``.
-    public func requestSpeechRecognition(
-        appID: String, displayName: String, usageDescription: String, ask: (AuthorizationPrompt) throws -> Bool?
-    ) throws -> AuthorizationStatus {
-        try Self.validate(appID)
-        let current = try speechRecognitionStatus(of: appID)
-        guard current == .notDetermined else { return current }
-        let prompt = AuthorizationPrompt(clientAppID: appID, displayName: displayName, usageDescription: usageDescription)
-        guard let answer = try ask(prompt) else { return .notDetermined }
-        let decided = try recordFirstAnswer(answer, for: appID, in: \.speechRecognition)
-        // The policy may have changed while the user was thinking.
-        return try speechRecognitionStatus(of: appID) == .restricted ? .restricted : decided
-    }
-
-    /// Records the user's answer for `appID` in `table` — unless an answer was recorded meanwhile
-    /// (another process asked too), which then stands — and returns the status in force.
-    private func recordFirstAnswer(
-        _ answer: Bool, for appID: String, in table: WritableKeyPath<AuthorizationState, [String: AuthorizationState.Decision<AuthorizationStatus>]>
-    ) throws -> AuthorizationStatus {
-        let now = Date()
-        return try file.update { state -> AuthorizationStatus in
-            if let earlier = state[keyPath: table][appID] { return earlier.value }
-            let status: AuthorizationStatus = answer ? .authorized : .denied
-            state[keyPath: table][appID] = .init(value: status, decided: now, key: "status")
-            return status
-        }
-    }
-
-    // MARK: Speech permission
-
-    /// An app's speech permission for spoken responses.
-    /// - Parameter appID: The app id (for a plugin, its ``authorizationAppID(for:)``).
-    /// - Returns: The recorded permission, or `undetermined`.
-    /// - Throws: ``SourceError`` when the state file is corrupt.
-    public func speechPermission(of appID: String) throws -> SpeechPermission {
-        try file.read().speech[appID]?.value ?? .undetermined
-    }
+    // MARK: Spoken responses
 
     /// Whether an app's responses are spoken, given the config's service switch.
-    /// - Parameters:
-    ///   - appID: The app id.
-    ///   - serviceEnabled: The config's `spokenResponses`.
     /// - Returns: `serviceDisabled` when the service is off, else the app's permission.
     /// - Throws: ``SourceError`` when the state file is corrupt.
     public func spokenResponseStatus(of appID: String, serviceEnabled: Bool) throws -> SpokenResponseStatus {
         guard serviceEnabled else { return .serviceDisabled }
-        return SpokenResponseStatus(try speechPermission(of: appID))
-    }
-
-    /// Every app with a recorded speech permission, sorted by app id.
-    /// - Throws: ``SourceError`` when the state file is corrupt.
-    public func speechPermissionRecords() throws -> [SpeechPermissionRecord] {
-        try Snapshot(policy: AuthorizationPolicy(), state: file.read()).speechPermissionRecords
-    }
-
-    /// Records the user's speech permission for an app.
-    /// - Parameters:
-    ///   - permission: `granted` or `denied`.
-    ///   - appID: The app id in reverse-DNS form.
-    /// - Throws: ``AuthorizationError`` (`notRecordable`, `invalidAppID`), ``SourceError``, ``StateFileError``.
-    public func recordSpeechPermission(_ permission: SpeechPermission, for appID: String) throws {
-        guard permission != .undetermined else {
-            throw AuthorizationError(
-                .notRecordable, appID: appID, "only 'granted' or 'denied' can be recorded; reset returns an app to undetermined")
-        }
-        try Self.validate(appID)
-        let now = Date()
-        try file.update { state in state.speech[appID] = .init(value: permission, decided: now, key: "permission") }
-    }
-
-    /// Forgets an app's speech permission, so it is `undetermined` again.
-    /// - Parameter appID: The app id.
-    /// - Throws: ``AuthorizationError`` (`invalidAppID`), ``SourceError``, ``StateFileError``.
-    public func resetSpeechPermission(_ appID: String) throws {
-        try Self.validate(appID)
-        guard try file.read().speech[appID] != nil else { return }
-        try file.update { state in state.speech[appID] = nil }
+        return SpokenResponseStatus(try status(of: appID, .spokenResponses))
     }
 
     /// Asks the user, once, whether a plugin's responses may be spoken.
     ///
-    /// When the service is off, `serviceDisabled` is returned and nobody is asked. `granted` and
-    /// `denied` are returned at once. `undetermined` asks as ``requestAuthorization(for:ask:)``
-    /// does, with the same rules for a missing usage description and a `nil` answer.
-    /// - Parameters:
-    ///   - manifest: The plugin's manifest.
-    ///   - serviceEnabled: The config's `spokenResponses`.
-    ///   - ask: Puts the question to the user and returns their answer, or `nil` for none.
-    /// - Returns: The status now.
-    /// - Throws: ``AuthorizationError`` (`missingUsageDescription`), ``SourceError``, ``StateFileError``,
-    ///   or what `ask` throws.
+    /// When the service is off, `serviceDisabled` is returned and nobody is asked; otherwise as
+    /// ``requestAuthorization(for:ask:)``, with the same rules for a missing usage description.
+    /// - Throws: ``AuthorizationError`` (`missingUsageDescription`), ``SourceError``,
+    ///   ``StateFileError``, or what `ask` throws.
     public func requestSpeechPermission(
         for manifest: PluginManifest,
         serviceEnabled: Bool,
@@ -717,20 +635,11 @@ public struct AuthorizationStore: Sendable {
     ) async throws -> SpokenResponseStatus {
         guard serviceEnabled else { return .serviceDisabled }
         let appID = Self.authorizationAppID(for: manifest)
-        let current = try speechPermission(of: appID)
+        let current = try status(of: appID, .spokenResponses)
         guard current == .undetermined else { return SpokenResponseStatus(current) }
         guard let usage = manifest.usageDescription else { throw AuthorizationError.missingUsageDescription(manifest) }
         let prompt = AuthorizationPrompt(manifest: manifest, usageDescription: usage, kind: .speech)
-        guard let answer = try await ask(prompt) else { return .undetermined }
-        try Self.validate(appID)
-        let now = Date()
-        return SpokenResponseStatus(
-            try file.update { state -> SpeechPermission in
-                if let earlier = state.speech[appID] { return earlier.value }
-                let permission: SpeechPermission = answer ? .granted : .denied
-                state.speech[appID] = .init(value: permission, decided: now, key: "permission")
-                return permission
-            })
+        return SpokenResponseStatus(try await request(.spokenResponses, for: appID, prompt: prompt, ask: ask))
     }
 }
 
@@ -768,7 +677,7 @@ public struct AuthorizationPrompt: Sendable, Hashable {
     }
 
     /// A client program's speech-recognition question.
-    init(clientAppID: String, displayName: String, usageDescription: String) {
+    public init(clientAppID: String, displayName: String, usageDescription: String) {
         self.kind = .speechRecognition
         self.appID = clientAppID
         self.pluginAppID = clientAppID

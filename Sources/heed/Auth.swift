@@ -109,8 +109,8 @@ extension Auth {
             var known = Set(manifests.map(\.appID))
             known.formUnion(manifests.compactMap(\.extensionOf))
             let snapshot = try store.snapshot()
-            known.formUnion(snapshot.records.map(\.appID))
-            known.formUnion(snapshot.speechPermissionRecords.map(\.appID))
+            known.formUnion(snapshot.records(.siri).map(\.appID))
+            known.formUnion(snapshot.records(.spokenResponses).map(\.appID))
             return known
         }
 
@@ -124,8 +124,8 @@ extension Auth {
         /// The authorization of a target as printed and as JSON.
         func statusReport(_ target: Target) throws -> StatusReport {
             let snapshot = try store.snapshot()
-            let status = target.manifest.map(snapshot.status(of:)) ?? snapshot.status(of: target.authorizationAppID)
-            let record = snapshot.records.first { $0.appID == target.authorizationAppID }
+            let status = target.manifest.map(snapshot.status(of:)) ?? snapshot.status(of: target.authorizationAppID, .siri)
+            let record = snapshot.records(.siri).first { $0.appID == target.authorizationAppID }
             return StatusReport(
                 appID: target.appID,
                 displayName: displayName(of: target.appID),
@@ -138,13 +138,13 @@ extension Auth {
 
         /// The speech permission of a target as printed and as JSON.
         func speechReport(_ target: Target) throws -> SpeechReport {
-            let record = try store.speechPermissionRecords().first { $0.appID == target.authorizationAppID }
+            let record = try store.records(.spokenResponses).first { $0.appID == target.authorizationAppID }
             let enabled = configuration.spokenResponses
             return SpeechReport(
                 appID: target.appID,
                 displayName: displayName(of: target.appID),
                 extensionOf: target.authorizationAppID == target.appID ? nil : target.authorizationAppID,
-                permission: record?.permission ?? .undetermined,
+                permission: record?.value ?? .undetermined,
                 decided: record?.decided.map(Auth.dateText),
                 spokenResponses: enabled,
                 status: try store.spokenResponseStatus(of: target.authorizationAppID, serviceEnabled: enabled))
@@ -260,8 +260,8 @@ extension Auth {
         func run() throws {
             let context = try options.context()
             let snapshot = try context.store.snapshot()
-            let records = snapshot.records
-            let speech = snapshot.speechPermissionRecords
+            let records = snapshot.records(.siri)
+            let speech = snapshot.records(.spokenResponses)
             var appIDs = Set(context.manifests.map(\.appID))
             appIDs.formUnion(records.map(\.appID))
             appIDs.formUnion(speech.map(\.appID))
@@ -275,10 +275,10 @@ extension Auth {
                     appID: appID,
                     displayName: context.displayName(of: appID),
                     extensionOf: owner == appID ? nil : owner,
-                    status: restrictedItself ? .restricted : record?.status ?? .notDetermined,
+                    status: restrictedItself ? .restricted : record?.value ?? .notDetermined,
                     decided: restrictedItself ? nil : record?.decided.map(Auth.dateText),
                     fromPolicy: restrictedItself || record?.fromPolicy ?? false,
-                    speechPermission: speech.first { $0.appID == owner }?.permission ?? .undetermined)
+                    speechPermission: speech.first { $0.appID == owner }?.value ?? .undetermined)
             }
             if options.json {
                 print(try Auth.json(rows))
@@ -383,7 +383,7 @@ extension Auth {
             if let manifest = target.manifest {
                 try context.store.reset(manifest)
             } else {
-                try context.store.reset(target.authorizationAppID)
+                try context.store.reset(target.authorizationAppID, .siri)
             }
             try context.emit(try context.statusReport(target))
         }
@@ -395,7 +395,7 @@ extension Auth {
         if let manifest = target.manifest {
             try context.store.record(status, for: manifest)
         } else {
-            try context.store.record(status, for: target.authorizationAppID)
+            try context.store.record(status, for: target.authorizationAppID, .siri)
         }
         try context.emit(try context.statusReport(target))
     }
@@ -490,9 +490,9 @@ extension Auth {
             let context = try options.context()
             let target = try context.target(app)
             if permission == .undetermined {
-                try context.store.resetSpeechPermission(target.authorizationAppID)
+                try context.store.reset(target.authorizationAppID, .spokenResponses)
             } else {
-                try context.store.recordSpeechPermission(permission, for: target.authorizationAppID)
+                try context.store.record(permission, for: target.authorizationAppID, .spokenResponses)
             }
             try context.emit(try context.speechReport(target))
         }
@@ -558,10 +558,10 @@ extension Auth {
 
             init(appID: String, catalog: ClientCatalog, snapshot: AuthorizationStore.Snapshot, store: AuthorizationStore) {
                 let manifest = catalog.manifest(appID: appID)
-                let record = snapshot.speechRecognitionRecords.first { $0.appID == appID }
+                let record = snapshot.records(.speechRecognition).first { $0.appID == appID }
                 self.appID = appID
                 displayName = manifest?.displayName
-                status = snapshot.speechRecognitionStatus(of: appID)
+                status = snapshot.status(of: appID, .speechRecognition)
                 decided = status == .restricted ? nil : record?.decided.map(Auth.dateText)
                 fromPolicy = status == .restricted
                 policyFile = status == .restricted ? store.policyFile?.path : nil
@@ -588,7 +588,7 @@ extension Auth {
             }
             let snapshot = try context.store.snapshot()
             var known = Set(catalog.manifests.map(\.appID))
-            known.formUnion(snapshot.speechRecognitionRecords.map(\.appID))
+            known.formUnion(snapshot.records(.speechRecognition).map(\.appID))
             known.formUnion(snapshot.policy.restricted)
             guard known.contains(appID) else {
                 let clients = catalog.manifests.map { "\($0.appID) (\($0.displayName))" }
@@ -607,9 +607,9 @@ extension Auth {
             let (context, catalog) = try options.context()
             let appID = try target(app, context, catalog)
             if let status {
-                try context.store.recordSpeechRecognition(status, for: appID)
+                try context.store.record(status, for: appID, .speechRecognition)
             } else {
-                try context.store.resetSpeechRecognition(appID)
+                try context.store.reset(appID, .speechRecognition)
             }
             try context.emit(try report(appID, context, catalog))
         }
@@ -621,7 +621,7 @@ extension Auth {
             func run() throws {
                 let (context, catalog) = try options.context()
                 let snapshot = try context.store.snapshot()
-                let appIDs = Set(catalog.manifests.map(\.appID)).union(snapshot.speechRecognitionRecords.map(\.appID)).sorted()
+                let appIDs = Set(catalog.manifests.map(\.appID)).union(snapshot.records(.speechRecognition).map(\.appID)).sorted()
                 let reports = appIDs.map { Report(appID: $0, catalog: catalog, snapshot: snapshot, store: context.store) }
                 if context.json {
                     print(try Auth.json(reports))

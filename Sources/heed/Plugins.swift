@@ -35,7 +35,7 @@ struct Plugins: ParsableCommand {
         func run() throws {
             let store = try plugins.authorizationStore()
             for manifest in try plugins.installedPlugins().manifests {
-                let status = try store.status(of: manifest.extensionOf ?? manifest.appID)
+                let status = try store.status(of: manifest)
                 if json {
                     print(try jsonLine(Listing(manifest: manifest, authorization: status.rawValue)))
                 } else {

@@ -96,8 +96,8 @@ struct AuthorizationGatePropertyTests {
             let state = folder.appendingPathComponent("state")
             let authorizationID = isExtension ? Self.parent : Self.app
             let store = AuthorizationStore(stateDirectory: state, policyFile: nil)
-            if status != .notDetermined { try store.record(status, for: authorizationID) }
-            if secondApp { try store.record(.authorized, for: Self.other) }
+            if status != .notDetermined { try store.record(status, for: authorizationID, .siri) }
+            if secondApp { try store.record(.authorized, for: Self.other, .siri) }
             return (plugins, config, state)
         }
 

@@ -49,12 +49,12 @@ struct AuthorizationTests {
     func statusMatrix(start: AuthorizationStatus, operation: Operation) throws {
         let store = try Self.store()
         let app = "org.heed.timer"
-        if start != .notDetermined { try store.record(start, for: app) }
-        #expect(try store.status(of: app) == start)
+        if start != .notDetermined { try store.record(start, for: app, .siri) }
+        #expect(try store.status(of: app, .siri) == start)
         switch operation {
-        case .grant: try store.record(.authorized, for: app)
-        case .deny: try store.record(.denied, for: app)
-        case .reset: try store.reset(app)
+        case .grant: try store.record(.authorized, for: app, .siri)
+        case .deny: try store.record(.denied, for: app, .siri)
+        case .reset: try store.reset(app, .siri)
         }
         let expected: AuthorizationStatus
         switch operation {
@@ -62,9 +62,9 @@ struct AuthorizationTests {
         case .deny: expected = .denied
         case .reset: expected = .notDetermined
         }
-        #expect(try store.status(of: app) == expected)
-        #expect(try store.status(of: "org.heed.other") == .notDetermined, "other apps are untouched")
-        let records = try store.records()
+        #expect(try store.status(of: app, .siri) == expected)
+        #expect(try store.status(of: "org.heed.other", .siri) == .notDetermined, "other apps are untouched")
+        let records = try store.records(.siri)
         #expect(records.map(\.appID) == (expected == .notDetermined ? [] : [app]))
         #expect(records.allSatisfy { !$0.fromPolicy })
         #expect(records.first.map { $0.decided != nil } ?? true)
@@ -73,10 +73,10 @@ struct AuthorizationTests {
     @Test func onlyAuthorizedAndDeniedCanBeRecorded() throws {
         let store = try Self.store()
         for status in [AuthorizationStatus.notDetermined, .restricted] {
-            let error = try #require(throws: AuthorizationError.self) { try store.record(status, for: "org.heed.timer") }
+            let error = try #require(throws: AuthorizationError.self) { try store.record(status, for: "org.heed.timer", .siri) }
             #expect(error.code == .notRecordable)
         }
-        let bad = try #require(throws: AuthorizationError.self) { try store.record(.authorized, for: "timer") }
+        let bad = try #require(throws: AuthorizationError.self) { try store.record(.authorized, for: "timer", .siri) }
         #expect(bad.code == .invalidAppID)
         #expect(bad.description.contains("reverse-DNS"))
         #expect(!FileManager.default.fileExists(atPath: store.stateFile.path))
@@ -86,14 +86,14 @@ struct AuthorizationTests {
 
     @Test func thePolicyRestrictsAndTheUserCannotChangeIt() throws {
         let store = try Self.store(policy: #"{"restricted": ["com.example.recorder", "org.heed.media"]}"#)
-        try store.record(.authorized, for: "org.heed.timer")
-        #expect(try store.status(of: "com.example.recorder") == .restricted)
-        #expect(try store.status(of: "org.heed.timer") == .authorized)
+        try store.record(.authorized, for: "org.heed.timer", .siri)
+        #expect(try store.status(of: "com.example.recorder", .siri) == .restricted)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .authorized)
         let policyPath = try #require(store.policyFile?.path)
         for change in [
-            { try store.record(.authorized, for: "org.heed.media") },
-            { try store.record(.denied, for: "org.heed.media") },
-            { try store.reset("org.heed.media") },
+            { try store.record(.authorized, for: "org.heed.media", .siri) },
+            { try store.record(.denied, for: "org.heed.media", .siri) },
+            { try store.reset("org.heed.media", .siri) },
         ] as [() throws -> Void] {
             let error = try #require(throws: AuthorizationError.self) { try change() }
             #expect(error.code == .restrictedByPolicy)
@@ -101,24 +101,24 @@ struct AuthorizationTests {
                 error.description
                     == "org.heed.media is restricted by the administrator's policy (\(policyPath)); only they can change that")
         }
-        #expect(try store.status(of: "org.heed.media") == .restricted)
-        let records = try store.records()
+        #expect(try store.status(of: "org.heed.media", .siri) == .restricted)
+        let records = try store.records(.siri)
         #expect(records.map(\.appID) == ["com.example.recorder", "org.heed.media", "org.heed.timer"])
-        #expect(records.map(\.status) == [.restricted, .restricted, .authorized])
+        #expect(records.map(\.value) == [.restricted, .restricted, .authorized])
         #expect(records.map(\.fromPolicy) == [true, true, false])
     }
 
     @Test func theUsersDecisionComesBackWhenThePolicyIsLifted() async throws {
         let store = try Self.store(policy: #"{"restricted": []}"#)
-        try store.record(.denied, for: "org.heed.timer")
+        try store.record(.denied, for: "org.heed.timer", .siri)
         let policy = try #require(store.policyFile)
         try #"{"restricted": ["org.heed.timer"]}"#.write(to: policy, atomically: true, encoding: .utf8)
-        #expect(try store.status(of: "org.heed.timer") == .restricted)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .restricted)
         let asker = Asker(true)
         #expect(try await store.requestAuthorization(for: Self.manifest(), ask: asker.ask) == .restricted)
         #expect(asker.prompts.isEmpty)
         try FileManager.default.removeItem(at: policy)  // a missing policy file restricts nothing
-        #expect(try store.status(of: "org.heed.timer") == .denied)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .denied)
     }
 
     @Test(arguments: [
@@ -129,13 +129,13 @@ struct AuthorizationTests {
     ])
     func policyErrorsAreLocated(text: String, line: Int, column: Int, message: String) throws {
         let store = try Self.store(policy: text)
-        let error = try #require(throws: SourceError.self) { try store.status(of: "org.heed.timer") }
+        let error = try #require(throws: SourceError.self) { try store.status(of: "org.heed.timer", .siri) }
         let path = try #require(store.policyFile?.path)
         #expect(error.location == SourceLocation(path: path, line: line, column: column), "\(error)")
         #expect(error.message.contains(message), "\(error.message)")
         #expect(error.description.hasPrefix("\(path):\(line):\(column): error: "))
         // A broken policy stops changes too: Heed does not guess what the administrator meant.
-        #expect(throws: SourceError.self) { try store.record(.authorized, for: "org.heed.timer") }
+        #expect(throws: SourceError.self) { try store.record(.authorized, for: "org.heed.timer", .siri) }
         #expect(!FileManager.default.fileExists(atPath: store.stateFile.path))
     }
 
@@ -148,9 +148,9 @@ struct AuthorizationTests {
         #expect(AuthorizationStore.authorizationAppID(for: widget) == "org.heed.player")
         #expect(AuthorizationStore.authorizationAppID(for: parent) == "org.heed.player")
 
-        try store.record(.authorized, for: "org.heed.player")
+        try store.record(.authorized, for: "org.heed.player", .siri)
         #expect(try store.status(of: widget) == .authorized)
-        try store.reset("org.heed.player")
+        try store.reset("org.heed.player", .siri)
         #expect(try store.status(of: widget) == .notDetermined)
 
         // Granting the extension (answering its request) grants the parent.
@@ -159,7 +159,7 @@ struct AuthorizationTests {
         #expect(asker.prompts.first?.appID == "org.heed.player")
         #expect(asker.prompts.first?.pluginAppID == "org.heed.player.widget")
         #expect(try store.status(of: parent) == .authorized)
-        #expect(try store.records().map(\.appID) == ["org.heed.player"])
+        #expect(try store.records(.siri).map(\.appID) == ["org.heed.player"])
         // …and the parent's later request does not ask.
         #expect(try await store.requestAuthorization(for: parent, ask: asker.ask) == .authorized)
         #expect(asker.prompts.count == 1)
@@ -179,10 +179,10 @@ struct AuthorizationTests {
         #expect(error?.description.contains("'usageDescription'") == true)
         #expect(error?.description.contains("/plugins/timers/plugin.json") == true)
         #expect(asker.prompts.isEmpty)
-        #expect(try store.status(of: "org.heed.timer") == .notDetermined)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .notDetermined)
 
         // A decided status needs no question, so it is returned even without a description.
-        try store.record(.authorized, for: "org.heed.timer")
+        try store.record(.authorized, for: "org.heed.timer", .siri)
         #expect(try await store.requestAuthorization(for: manifest, ask: asker.ask) == .authorized)
     }
 
@@ -194,7 +194,7 @@ struct AuthorizationTests {
         #expect(try await store.requestAuthorization(for: Self.manifest(), ask: asker.ask) == expected)
         #expect(try await store.requestAuthorization(for: Self.manifest(), ask: asker.ask) == expected)
         #expect(asker.prompts.count == 1)
-        #expect(try store.status(of: "org.heed.timer") == expected)
+        #expect(try store.status(of: "org.heed.timer", .siri) == expected)
         let prompt = try #require(asker.prompts.first)
         #expect(prompt.kind == .authorization)
         #expect(prompt.displayName == "Timers")
@@ -210,18 +210,18 @@ struct AuthorizationTests {
         #expect(try await store.requestAuthorization(for: Self.manifest(), ask: asker.ask) == .notDetermined)
         #expect(try await store.requestAuthorization(for: Self.manifest(), ask: asker.ask) == .notDetermined)
         #expect(asker.prompts.count == 2)
-        #expect(try store.records().isEmpty)
+        #expect(try store.records(.siri).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: store.stateFile.path))
     }
 
     @Test func aDecisionRecordedWhileAskingStands() async throws {
         let store = try Self.store()
         let status = try await store.requestAuthorization(for: Self.manifest()) { _ in
-            try store.record(.denied, for: "org.heed.timer")  // e.g. `heed auth deny` in another terminal
+            try store.record(.denied, for: "org.heed.timer", .siri)  // e.g. `heed auth deny` in another terminal
             return true
         }
         #expect(status == .denied)
-        #expect(try store.status(of: "org.heed.timer") == .denied)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .denied)
     }
 
     @Test func aThrowingAskRecordsNothing() async throws {
@@ -230,7 +230,7 @@ struct AuthorizationTests {
         await #expect(throws: Cancelled.self) {
             try await store.requestAuthorization(for: Self.manifest()) { _ in throw Cancelled() }
         }
-        #expect(try store.status(of: "org.heed.timer") == .notDetermined)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .notDetermined)
     }
 
     @Test func theQuestionEndsTheDescriptionWithAFullStop() async throws {
@@ -247,21 +247,21 @@ struct AuthorizationTests {
 
     @Test func speechPermissionIsSeparateAndRemembered() async throws {
         let store = try Self.store()
-        #expect(try store.speechPermission(of: "org.heed.timer") == .undetermined)
-        try store.record(.authorized, for: "org.heed.timer")
-        #expect(try store.speechPermission(of: "org.heed.timer") == .undetermined)
+        #expect(try store.status(of: "org.heed.timer", .spokenResponses) == .undetermined)
+        try store.record(.authorized, for: "org.heed.timer", .siri)
+        #expect(try store.status(of: "org.heed.timer", .spokenResponses) == .undetermined)
 
-        try store.recordSpeechPermission(.granted, for: "org.heed.timer")
-        #expect(try store.speechPermission(of: "org.heed.timer") == .granted)
+        try store.record(.granted, for: "org.heed.timer", .spokenResponses)
+        #expect(try store.status(of: "org.heed.timer", .spokenResponses) == .granted)
         #expect(try store.spokenResponseStatus(of: "org.heed.timer", serviceEnabled: true) == .granted)
         #expect(try store.spokenResponseStatus(of: "org.heed.timer", serviceEnabled: false) == .serviceDisabled)
-        try store.recordSpeechPermission(.denied, for: "org.heed.timer")
-        #expect(try store.speechPermissionRecords().map(\.permission) == [.denied])
-        try store.resetSpeechPermission("org.heed.timer")
-        #expect(try store.speechPermission(of: "org.heed.timer") == .undetermined)
-        #expect(try store.status(of: "org.heed.timer") == .authorized, "the authorization is untouched")
-        try store.reset("org.heed.timer")
-        #expect(throws: AuthorizationError.self) { try store.recordSpeechPermission(.undetermined, for: "org.heed.timer") }
+        try store.record(.denied, for: "org.heed.timer", .spokenResponses)
+        #expect(try store.records(.spokenResponses).map(\.value) == [.denied])
+        try store.reset("org.heed.timer", .spokenResponses)
+        #expect(try store.status(of: "org.heed.timer", .spokenResponses) == .undetermined)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .authorized, "the authorization is untouched")
+        try store.reset("org.heed.timer", .siri)
+        #expect(throws: AuthorizationError.self) { try store.record(.undetermined, for: "org.heed.timer", .spokenResponses) }
 
         let asker = Asker(true)
         #expect(try await store.requestSpeechPermission(for: Self.manifest(), serviceEnabled: false, ask: asker.ask) == .serviceDisabled)
@@ -271,7 +271,7 @@ struct AuthorizationTests {
         #expect(asker.prompts.count == 1)
         #expect(asker.prompts.first?.kind == .speech)
         #expect(asker.prompts.first?.question.hasPrefix("“Timers” wants Heed to speak its responses aloud.") == true)
-        #expect(try store.status(of: "org.heed.timer") == .notDetermined, "speech permission is not authorization")
+        #expect(try store.status(of: "org.heed.timer", .siri) == .notDetermined, "speech permission is not authorization")
         await #expect(throws: AuthorizationError.self) {
             try await store.requestSpeechPermission(for: Self.manifest("org.heed.quiet", usage: nil), serviceEnabled: true, ask: asker.ask)
         }
@@ -285,18 +285,18 @@ struct AuthorizationTests {
         DispatchQueue.concurrentPerform(iterations: count) { index in
             let app = "org.test.app\(index)"
             do {
-                try store.record(index.isMultiple(of: 2) ? .authorized : .denied, for: app)
-                try store.recordSpeechPermission(.granted, for: app)
+                try store.record(index.isMultiple(of: 2) ? .authorized : .denied, for: app, .siri)
+                try store.record(.granted, for: app, .spokenResponses)
             } catch {
                 Issue.record("writer \(index): \(error)")
             }
         }
-        let records = try store.records()
+        let records = try store.records(.siri)
         #expect(records.count == count)
         for index in 0..<count {
-            #expect(try store.status(of: "org.test.app\(index)") == (index.isMultiple(of: 2) ? .authorized : .denied))
+            #expect(try store.status(of: "org.test.app\(index)", .siri) == (index.isMultiple(of: 2) ? .authorized : .denied))
         }
-        #expect(try store.speechPermissionRecords().count == count)
+        #expect(try store.records(.spokenResponses).count == count)
         let entries = try FileManager.default.contentsOfDirectory(atPath: store.stateDirectory.path).sorted()
         #expect(entries == ["authorization.json", "authorization.json.lock"], "no temporary files are left")
     }
@@ -495,9 +495,9 @@ struct AuthorizationCommandLineTests {
             #expect(process.terminationStatus == 0, "\(message)")
         }
         let store = AuthorizationStore(stateDirectory: setup.state, policyFile: nil)
-        #expect(try store.records().count == count)
+        #expect(try store.records(.siri).count == count)
         for index in 0..<count {
-            #expect(try store.status(of: "org.test.app\(index)") == (index.isMultiple(of: 3) ? .denied : .authorized))
+            #expect(try store.status(of: "org.test.app\(index)", .siri) == (index.isMultiple(of: 3) ? .denied : .authorized))
         }
         let entries = try FileManager.default.contentsOfDirectory(atPath: setup.state.path).sorted()
         #expect(entries == ["authorization.json", "authorization.json.lock"])

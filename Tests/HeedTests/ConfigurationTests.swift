@@ -95,13 +95,13 @@ struct ConfigurationTests {
         let root = try Fixtures.temporaryDirectory()
         let state = root.appendingPathComponent("deep/state/heed")
         let store = AuthorizationStore(stateDirectory: state, policyFile: nil)
-        #expect(try store.status(of: "org.heed.timer") == .notDetermined)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .notDetermined)
         #expect(!FileManager.default.fileExists(atPath: state.path), "reading must not create anything")
 
-        try store.record(.authorized, for: "org.heed.timer")
-        try store.record(.denied, for: "org.heed.media")
-        try store.reset("org.heed.media")
-        try store.recordSpeechPermission(.granted, for: "org.heed.timer")
+        try store.record(.authorized, for: "org.heed.timer", .siri)
+        try store.record(.denied, for: "org.heed.media", .siri)
+        try store.reset("org.heed.media", .siri)
+        try store.record(.granted, for: "org.heed.timer", .spokenResponses)
 
         let attributes = try FileManager.default.attributesOfItem(atPath: state.path)
         #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o700)
@@ -114,8 +114,8 @@ struct ConfigurationTests {
     @Test func theStateFileIsReadableJSON() throws {
         let root = try Fixtures.temporaryDirectory()
         let store = AuthorizationStore(stateDirectory: root, policyFile: nil)
-        try store.record(.authorized, for: "org.heed.timer")
-        try store.recordSpeechPermission(.denied, for: "org.heed.timer")
+        try store.record(.authorized, for: "org.heed.timer", .siri)
+        try store.record(.denied, for: "org.heed.timer", .spokenResponses)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: store.stateFile)) as? [String: Any]
         #expect(object?["version"] as? Int == 1)
         let apps = object?["apps"] as? [String: [String: String]]
@@ -141,11 +141,11 @@ struct ConfigurationTests {
         let before = try Data(contentsOf: store.stateFile)
 
         for attempt in [
-            { _ = try store.status(of: "org.heed.timer") },
-            { try store.record(.authorized, for: "org.heed.media") },
-            { try store.reset("org.heed.timer") },
-            { try store.recordSpeechPermission(.granted, for: "org.heed.media") },
-            { _ = try store.records() },
+            { _ = try store.status(of: "org.heed.timer", .siri) },
+            { try store.record(.authorized, for: "org.heed.media", .siri) },
+            { try store.reset("org.heed.timer", .siri) },
+            { try store.record(.granted, for: "org.heed.media", .spokenResponses) },
+            { _ = try store.records(.siri) },
         ] as [() throws -> Void] {
             let error = try #require(throws: SourceError.self) { try attempt() }
             #expect(error.location == SourceLocation(path: store.stateFile.path, line: line, column: column), "\(error)")
@@ -163,7 +163,7 @@ struct ConfigurationTests {
         let store = AuthorizationStore(stateDirectory: root, policyFile: nil)
         let bytes = Data([0xFF, 0xFE, 0x00, 0x7B])
         try bytes.write(to: store.stateFile)
-        let error = try #require(throws: SourceError.self) { try store.record(.authorized, for: "org.heed.timer") }
+        let error = try #require(throws: SourceError.self) { try store.record(.authorized, for: "org.heed.timer", .siri) }
         #expect(error.description.hasPrefix("\(store.stateFile.path):1:1: error: the state file is not UTF-8 text"))
         #expect(try Data(contentsOf: store.stateFile) == bytes)
     }
@@ -173,7 +173,7 @@ struct ConfigurationTests {
         let blocker = root.appendingPathComponent("state")
         try Data("x".utf8).write(to: blocker)
         let store = AuthorizationStore(stateDirectory: blocker.appendingPathComponent("heed"), policyFile: nil)
-        let error = try #require(throws: StateFileError.self) { try store.record(.authorized, for: "org.heed.timer") }
+        let error = try #require(throws: StateFileError.self) { try store.record(.authorized, for: "org.heed.timer", .siri) }
         #expect(error.code == .directory)
         #expect(error.description.contains("cannot create the state folder"))
     }

@@ -71,8 +71,8 @@ struct DispatchTests {
         let list = restricted.map { "\"\($0)\"" }.joined(separator: ", ")
         try "{\"restricted\": [\(list)]}".write(to: policy, atomically: true, encoding: .utf8)
         let store = AuthorizationStore(stateDirectory: folder.appendingPathComponent("state"), policyFile: policy)
-        for app in authorized { try store.record(.authorized, for: app) }
-        for app in denied { try store.record(.denied, for: app) }
+        for app in authorized { try store.record(.authorized, for: app, .siri) }
+        for app in denied { try store.record(.denied, for: app, .siri) }
         return store
     }
 

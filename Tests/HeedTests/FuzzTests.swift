@@ -110,13 +110,13 @@ struct FuzzTests {
             let store = AuthorizationStore(stateDirectory: state, policyFile: state.appendingPathComponent("policy.json"))
             let vocabularyStore = VocabularyStore(dataDirectory: state, manifests: [media])
             // Each reader returns or throws; none may trap.
-            _ = try? store.records()
-            _ = try? store.speechPermissionRecords()
+            _ = try? store.records(.siri)
+            _ = try? store.records(.spokenResponses)
             _ = try? store.policy()
             _ = try? vocabularyStore.entries()
             _ = try? HeedConfiguration.load(file: state.appendingPathComponent("config.json"))
             do {
-                _ = try store.records()
+                _ = try store.records(.siri)
             } catch {
                 #expect("\(error)".contains("authorization.json") || "\(error)".contains("policy.json"), "\(error)")
             }

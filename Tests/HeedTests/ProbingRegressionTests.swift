@@ -157,7 +157,7 @@ struct ProbingRegressionTests {
         #expect(try store.status(of: manifest) == .restricted)
         #expect(throws: AuthorizationError.self) { try store.record(.authorized, for: manifest) }
         #expect(throws: AuthorizationError.self) { try store.reset(manifest) }
-        #expect(try store.status(of: "org.heed.timer") == .authorized)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .authorized)
     }
 
     @Test func heedAuthGrantRefusesARestrictedExtension() throws {
@@ -197,7 +197,7 @@ struct ProbingRegressionTests {
             policy = locked.appendingPathComponent("policy.json")
         }
         let store = AuthorizationStore(stateDirectory: folder.appendingPathComponent("state"), policyFile: policy)
-        #expect(throws: SourceError.self) { try store.status(of: "org.heed.fault") }
+        #expect(throws: SourceError.self) { try store.status(of: "org.heed.fault", .siri) }
         let manifest = try Self.scriptedPlugin([], in: folder)
         let (result, user, _) = await Self.dispatch([manifest], store: store, answers: ["yes"])
         #expect(result.ending == .unauthorized)

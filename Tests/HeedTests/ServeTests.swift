@@ -565,26 +565,26 @@ struct ServeTests {
         let folder = try Fixtures.temporaryDirectory()
         let policy = folder.appendingPathComponent("policy.json")
         let store = AuthorizationStore(stateDirectory: folder, policyFile: policy)
-        try store.record(.authorized, for: "org.heed.timer")
-        #expect(try store.speechRecognitionStatus(of: Self.appID) == .notDetermined)
+        try store.record(.authorized, for: "org.heed.timer", .siri)
+        #expect(try store.status(of: Self.appID, .speechRecognition) == .notDetermined)
         // A state file without speech-recognition decisions keeps its shape.
         #expect(!(try String(contentsOf: store.stateFile, encoding: .utf8)).contains("speechRecognition"))
 
-        try store.recordSpeechRecognition(.authorized, for: Self.appID)
-        #expect(try store.speechRecognitionStatus(of: Self.appID) == .authorized)
-        #expect(try store.status(of: Self.appID) == .notDetermined)  // app authorization is another table
-        #expect(try store.status(of: "org.heed.timer") == .authorized)
+        try store.record(.authorized, for: Self.appID, .speechRecognition)
+        #expect(try store.status(of: Self.appID, .speechRecognition) == .authorized)
+        #expect(try store.status(of: Self.appID, .siri) == .notDetermined)  // app authorization is another table
+        #expect(try store.status(of: "org.heed.timer", .siri) == .authorized)
         let reread = AuthorizationStore(stateDirectory: folder, policyFile: policy)
-        #expect(try reread.snapshot().speechRecognitionRecords.map(\.appID) == [Self.appID])
+        #expect(try reread.snapshot().records(.speechRecognition).map(\.appID) == [Self.appID])
 
-        #expect(throws: AuthorizationError.self) { try store.recordSpeechRecognition(.notDetermined, for: Self.appID) }
+        #expect(throws: AuthorizationError.self) { try store.record(.notDetermined, for: Self.appID, .speechRecognition) }
         try JSONSerialization.data(withJSONObject: ["restricted": [Self.appID]]).write(to: policy)
-        #expect(try store.speechRecognitionStatus(of: Self.appID) == .restricted)
-        #expect(throws: AuthorizationError.self) { try store.resetSpeechRecognition(Self.appID) }
+        #expect(try store.status(of: Self.appID, .speechRecognition) == .restricted)
+        #expect(throws: AuthorizationError.self) { try store.reset(Self.appID, .speechRecognition) }
         try FileManager.default.removeItem(at: policy)
-        try store.resetSpeechRecognition(Self.appID)
-        #expect(try store.speechRecognitionStatus(of: Self.appID) == .notDetermined)
-        #expect(try store.status(of: "org.heed.timer") == .authorized)
+        try store.reset(Self.appID, .speechRecognition)
+        #expect(try store.status(of: Self.appID, .speechRecognition) == .notDetermined)
+        #expect(try store.status(of: "org.heed.timer", .siri) == .authorized)
     }
 
     @Test func clientManifestsAreCheckedWhereTheyAreWrong() throws {
