@@ -94,6 +94,7 @@ let package = Package(
                 "HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech", "HeedPlugins", "HeedPluginProtocol", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -229,7 +229,7 @@ struct Listen: AsyncParsableCommand {
                 logger: logger
             ))
         try await group.run()
-        if let failure = service.failure.withLock({ $0 }) { throw failure }
+        if let failure = service.failure { throw failure }
     }
 }
 
@@ -241,40 +241,6 @@ extension Listen {
         let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in <malloc.h>
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
         _ = unsafeBitCast(symbol, to: MallocOption.self)(mmapThreshold, bytes)
-    }
-}
-
-/// Runs the listener until it ends, and stops it on SIGINT or SIGTERM.
-final class ListenerService: Service {
-    let listener: Listener
-    /// What ended the listener, when it failed: reported after the group has shut down.
-    let failure = Mutex<(any Error)?>(nil)
-
-    init(listener: Listener) { self.listener = listener }
-
-    func run() async throws {
-        let listener = self.listener
-        do {
-            try await withGracefulShutdownHandler {
-                try await listener.run()
-            } onGracefulShutdown: {
-                listener.stop()
-            }
-        } catch {
-            failure.withLock { $0 = error }
-        }
-    }
-}
-
-/// Turns SIGUSR1 into a push of push-to-talk.
-struct PushToTalkService: Service {
-    let listener: Listener
-    let signals: UnixSignalsSequence
-
-    func run() async throws {
-        for await _ in signals.cancelOnGracefulShutdown() {
-            listener.pushToTalk()
-        }
     }
 }
 
