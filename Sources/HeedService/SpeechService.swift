@@ -183,7 +183,7 @@ public final class SpeechService: Service, Sendable {
     let logger: Logger
     let emit: @Sendable (ServiceEvent) -> Void
     private let state = Mutex(State())
-    private let wake: (read: Int32, write: Int32)
+    private let accepting: AcceptLoop
 
     /// Creates the service on a socket made with ``ListeningSocket/open(at:removedStale:)``.
     /// - Throws: ``ServiceSocketError`` when the wake-up pipe cannot be made.
@@ -198,7 +198,7 @@ public final class SpeechService: Service, Sendable {
         self.logger = logger
         self.emit = emit
         do {
-            wake = try UnixSocket.pipe()
+            accepting = try AcceptLoop()
         } catch {
             throw ServiceSocketError(message: "cannot start: \(error)")
         }
@@ -209,14 +209,18 @@ public final class SpeechService: Service, Sendable {
         event.socket = socket.path
         emit(event)
         await withGracefulShutdownHandler {
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                let thread = Thread { [self] in
-                    acceptConnections()
-                    done.resume()
+            await accepting.run([socket.descriptor], threadName: "heed serve accept") { [logger] error in
+                logger.warning("heed serve: \(error)")
+            } accepted: { [self] _, descriptor in
+                let connection = state.withLock { state in
+                    defer { state.nextConnection += 1 }
+                    let connection = Connection(descriptor: descriptor, number: state.nextConnection, service: self)
+                    state.connections[connection.number] = connection
+                    return connection
                 }
-                thread.name = "heed serve accept"
-                thread.start()
+                connection.start()
             }
+            closeConnections()
         } onGracefulShutdown: { [self] in
             stop()
         }
@@ -224,30 +228,10 @@ public final class SpeechService: Service, Sendable {
 
     /// Stops accepting and ends the accept loop; ``run()`` then returns.
     public func stop() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        accepting.stop()
     }
 
-    private func acceptConnections() {
-        while true {
-            let ready = UnixSocket.waitReadable([socket.descriptor, wake.read])
-            if ready[1] { break }
-            guard ready[0] else { continue }
-            let descriptor: Int32
-            do {
-                descriptor = try UnixSocket.accept(socket.descriptor)
-            } catch {
-                logger.warning("heed serve: \(error)")
-                continue
-            }
-            let connection = state.withLock { state in
-                defer { state.nextConnection += 1 }
-                let connection = Connection(descriptor: descriptor, number: state.nextConnection, service: self)
-                state.connections[connection.number] = connection
-                return connection
-            }
-            connection.start()
-        }
+    private func closeConnections() {
         let connections = state.withLock { state in
             state.stopping = true
             return Array(state.connections.values)

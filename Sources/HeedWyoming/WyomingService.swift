@@ -68,7 +68,7 @@ public final class WyomingService: Service, Sendable {
     let logger: Logger
     let emit: @Sendable (ServiceEvent) -> Void
     private let state = Mutex(State())
-    private let wake: (read: Int32, write: Int32)
+    private let accepting: AcceptLoop
     private let jobs: AsyncStream<HandleJob>
     private let jobContinuation: AsyncStream<HandleJob>.Continuation
 
@@ -89,7 +89,7 @@ public final class WyomingService: Service, Sendable {
         self.logger = logger
         self.emit = emit
         do {
-            wake = try UnixSocket.pipe()
+            accepting = try AcceptLoop()
         } catch {
             throw WyomingAddressError("cannot start the Wyoming door: \(error)")
         }
@@ -110,14 +110,12 @@ public final class WyomingService: Service, Sendable {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { [self] in
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                        let thread = Thread { [self] in
-                            acceptConnections()
-                            done.resume()
-                        }
-                        thread.name = "heed serve wyoming accept"
-                        thread.start()
+                    await accepting.run(listeners.map(\.descriptor), threadName: "heed serve wyoming accept") { [logger] error in
+                        logger.warning("heed serve wyoming: \(error)")
+                    } accepted: { [self] index, descriptor in
+                        open(descriptor, on: listeners[index])
                     }
+                    closeConnections()
                     jobContinuation.finish()
                 }
                 for await job in jobs {
@@ -133,33 +131,21 @@ public final class WyomingService: Service, Sendable {
 
     /// Stops accepting, closes every connection and ends ``run()``.
     public func stop() {
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        accepting.stop()
     }
 
-    private func acceptConnections() {
-        let descriptors = listeners.map(\.descriptor) + [wake.read]
-        while true {
-            let ready = UnixSocket.waitReadable(descriptors)
-            if ready[listeners.count] { break }
-            for (index, listener) in listeners.enumerated() where ready[index] {
-                let descriptor: Int32
-                do {
-                    descriptor = try UnixSocket.accept(listener.descriptor)
-                } catch {
-                    logger.warning("heed serve wyoming: \(error)")
-                    continue
-                }
-                if case .tcp = listener.address { UnixSocket.setNoDelay(descriptor) }
-                let connection = state.withLock { state in
-                    defer { state.nextConnection += 1 }
-                    let connection = WyomingConnection(descriptor: descriptor, number: state.nextConnection, listener: listener, service: self)
-                    state.connections[connection.number] = connection
-                    return connection
-                }
-                connection.start()
-            }
+    private func open(_ descriptor: Int32, on listener: WyomingListener) {
+        if case .tcp = listener.address { UnixSocket.setNoDelay(descriptor) }
+        let connection = state.withLock { state in
+            defer { state.nextConnection += 1 }
+            let connection = WyomingConnection(descriptor: descriptor, number: state.nextConnection, listener: listener, service: self)
+            state.connections[connection.number] = connection
+            return connection
         }
+        connection.start()
+    }
+
+    private func closeConnections() {
         let connections = state.withLock { state in
             state.stopping = true
             return Array(state.connections.values)
