@@ -12,6 +12,8 @@
 # over audio time (Heed: the recognizer's own decodeSeconds, which include its confidence passes).
 # Peak RSS is the whole process's (/usr/bin/time), model and language model loading included.
 set -euo pipefail
+# scripts/benchmarks.py: what the benchmarks share.
+export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 heed=${1:-.build/release/heed}
 venv=${HEED_PS5_VENV:-$HOME/.cache/heed/ps5-venv}
 data=/usr/share/pocketsphinx/test/data/librivox
@@ -37,21 +39,16 @@ PY
 
 # PocketSphinx 5 (PyPI), defaults, the same model, dictionary and language model.
 /usr/bin/time -f %M -o "$work/ps5.rss" "$venv/bin/python" - "$model" $files > "$work/ps5.hyp" <<'PY'
-import sys, time, wave
+import sys
+from benchmarks import decode_timed, read_mono16k
 from pocketsphinx import Config, Decoder
 model = sys.argv[1]
 config = Config(hmm=f"{model}/en-us", dict=f"{model}/cmudict-en-us.dict", lm=f"{model}/en-us.lm.bin", loglevel="FATAL")
 decoder = Decoder(config)
 for path in sys.argv[2:]:
-    with wave.open(path) as recording:
-        data = recording.readframes(recording.getnframes())
-        seconds = recording.getnframes() / 16000
-    started = time.process_time()
-    decoder.start_utt()
-    decoder.process_raw(data, full_utt=True)
-    decoder.end_utt()
-    cpu = time.process_time() - started
-    print(decoder.hyp().hypstr if decoder.hyp() else "", cpu, seconds, sep="\t")
+    samples, seconds = read_mono16k(path)
+    hypothesis, cpu = decode_timed(decoder, samples)
+    print(hypothesis, cpu, seconds, sep="\t")
 PY
 
 # Debian's command line decoder, as packaged (its CPU time is the whole process's, model load included).
@@ -65,22 +62,16 @@ for f in $files; do
   printf '%s\t%s\t%s\n' "$(tr '\n' ' ' < "$work/one.txt" | sed 's/ *$//')" "$(python3 -c "print($end - $start)")" "$seconds" >> "$work/debian.hyp"
 done
 
-python3 - "$data/transcription" "$work" <<'PY'
+python3 - "$work" <<'PY'
 import os, sys
-def distance(ref, hyp):
-    row = list(range(len(hyp) + 1))
-    for i in range(1, len(ref) + 1):
-        previous, row[0] = row[:], i
-        for j in range(1, len(hyp) + 1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref[i - 1] != hyp[j - 1]))
-    return row[len(hyp)]
-refs = [[w for w in line.split()[:-1] if w not in ("<s>", "</s>")] for line in open(sys.argv[1])]
-work = sys.argv[2]
+from benchmarks import librivox_references, word_errors
+refs = list(librivox_references().values())
+work = sys.argv[1]
 print(f"{'decoder':44} {'WER':>12} {'RTF':>6} {'peak RSS':>9}")
 for name, label in [("heed", "Heed transcribe --dictation"), ("ps5", "PocketSphinx 5 (PyPI), defaults"),
                     ("debian", "Debian pocketsphinx_continuous (wall, with load)")]:
     rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(work, name + ".hyp"))]
-    errors = sum(distance(ref, row[0].split()) for ref, row in zip(refs, rows))
+    errors = sum(word_errors(ref, row[0].split()) for ref, row in zip(refs, rows))
     words = sum(len(ref) for ref in refs)
     rtf = sum(float(r[1]) for r in rows) / sum(float(r[2]) for r in rows)
     rss = int(open(os.path.join(work, name + ".rss")).read().split()[-1]) // 1024

@@ -22,9 +22,13 @@ service's peak RSS (VmHWM). Nothing is mocked.
 """
 import json, os, random, struct, subprocess, sys, tempfile, wave
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import LIBRIVOX, librivox_references, word_errors
+
 build = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 heed, client = os.path.join(build, "heed"), os.path.join(build, "heed-client-example")
-data = "/usr/share/pocketsphinx/test/data/librivox"
+data = LIBRIVOX
+references = librivox_references()
 work = tempfile.mkdtemp(prefix="heed-handoff-")
 runtime = os.path.join(work, "run")
 os.makedirs(runtime, mode=0o700)
@@ -53,21 +57,8 @@ random.seed(7)
 def noise(seconds):
     return b"".join(struct.pack("<h", random.randint(-40, 40)) for _ in range(int(16000 * seconds)))
 
-def reference(name):
-    for line in open(os.path.join(data, "transcription")):
-        if f"({name})" in line:
-            return [w for w in line.split()[:-1] if w not in ("<s>", "</s>")]
-
-def errors(ref, hyp):
-    row = list(range(len(hyp) + 1))
-    for i in range(1, len(ref) + 1):
-        previous, row[0] = row[:], i
-        for j in range(1, len(hyp) + 1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref[i - 1] != hyp[j - 1]))
-    return row[len(hyp)]
-
 results = []
-for name in open(os.path.join(data, "fileids")).read().split():
+for name in references:
     with wave.open(os.path.join(data, name + ".wav")) as recording:
         speech = recording.readframes(recording.getnframes())
     with open(infile, "wb") as microphone:
@@ -84,7 +75,7 @@ for name in open(os.path.join(data, "fileids")).read().split():
         print(f"{name}: no final result: {done.stderr.strip()}")
         continue
     words = final.get("spokenText", "").split()
-    results.append((service_ms, errors(reference(name), words), len(reference(name))))
+    results.append((service_ms, word_errors(references[name], words), len(references[name])))
     print(f"{name}: {service_ms:.0f} ms after the end; \"{final['transcription']}\"")
 
 with open(f"/proc/{service.pid}/status") as status:

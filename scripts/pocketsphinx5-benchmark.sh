@@ -10,6 +10,8 @@
 # model and dictionary as Heed does. Both decode one recording at a time on one core
 # (heed eval --jobs 1); the real-time factor is decoding CPU time over audio time.
 set -euo pipefail
+# scripts/benchmarks.py: what the benchmarks share.
+export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 manifest=${1:?usage: scripts/pocketsphinx5-benchmark.sh MANIFEST.tsv GRAMMAR.gram [HEED]}
 grammar=${2:?usage: scripts/pocketsphinx5-benchmark.sh MANIFEST.tsv GRAMMAR.gram [HEED]}
 heed=${3:-.build/release/heed}
@@ -29,7 +31,8 @@ read -r heed_accuracy heed_rtf < <(heed_line)
 read -r loop_accuracy loop_rtf < <(heed_line --no-phone-loop)
 
 read -r ps5_accuracy ps5_rtf < <("$venv/bin/python" - "$manifest" "$grammar" "$model" <<'PY'
-import csv, os, sys, time, wave
+import csv, os, sys
+from benchmarks import decode_timed, read_mono16k
 from pocketsphinx import Config, Decoder
 manifest, grammar, model = sys.argv[1:4]
 config = Config(hmm=f"{model}/en-us", dict=f"{model}/cmudict-en-us.dict", jsgf=grammar, loglevel="FATAL")
@@ -39,18 +42,12 @@ right = total = 0
 cpu = audio = 0.0
 with open(manifest, newline="") as file:
     for row in csv.DictReader(file, delimiter="\t"):
-        with wave.open(os.path.join(root, row["wav"])) as recording:
-            if recording.getframerate() != 16000 or recording.getnchannels() != 1:
-                continue
-            data = recording.readframes(recording.getnframes())
-            seconds = recording.getnframes() / 16000
-        started = time.process_time()
-        decoder.start_utt()
-        decoder.process_raw(data, full_utt=True)
-        decoder.end_utt()
-        cpu += time.process_time() - started
-        audio += seconds
-        hypothesis = decoder.hyp().hypstr if decoder.hyp() else ""
+        recording = read_mono16k(os.path.join(root, row["wav"]))
+        if recording is None:
+            continue
+        hypothesis, seconds_cpu = decode_timed(decoder, recording[0])
+        cpu += seconds_cpu
+        audio += recording[1]
         total += 1
         right += hypothesis == row.get("transcript", "")
 print(right / total, cpu / audio)
