@@ -143,8 +143,8 @@ public protocol SpeechRecognizer: AnyObject {
 
     // MARK: Live decoding
 
-    /// Starts decoding an utterance as it is spoken, with the active grammar, for partial
-    /// results; the final result still comes from ``recognize(_:)`` on the whole utterance.
+    /// Starts decoding an utterance as it is spoken, with the active grammar: partial results
+    /// while it comes, and a final result from ``finishLiveDecoding()`` soon after its end.
     func startLiveDecoding() throws(RecognizerError)
 
     /// Feeds the next chunk of the live utterance (samples at ``AudioBuffer/recognitionSampleRate``).
@@ -152,6 +152,12 @@ public protocol SpeechRecognizer: AnyObject {
 
     /// The live utterance's best words so far, possibly empty.
     var liveHypothesis: String { get }
+
+    /// Ends live decoding and returns the utterance's result, judged as ``recognize(_:)``
+    /// judges one (only the work after the search remains to do).
+    ///
+    /// - Throws: ``RecognizerError`` when no live utterance runs or the decoder fails.
+    func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult
 
     /// Ends live decoding, discarding its result.
     func stopLiveDecoding()

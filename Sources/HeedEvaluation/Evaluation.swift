@@ -150,6 +150,7 @@ public struct Evaluation: Sendable {
     private let lenientThreshold: Double?
     private let curveThresholds: [Double]?
     private let endpointing: Endpointer.Configuration?
+    private let live: Bool
     private let denoising: (mode: DenoiseMode, settings: NoiseSuppressor.Settings)
 
     /// Creates an evaluation of `manifest`.
@@ -164,6 +165,8 @@ public struct Evaluation: Sendable {
     ///   - curveThresholds: also measure acceptance and false accepts at these thresholds.
     ///   - endpointing: recognize what the listener's endpointer cuts out of each recording
     ///     (its longest utterance), instead of the whole recording.
+    ///   - live: decode each recording as it would stream in, a chunk at a time
+    ///     (``SpeechRecognizer/startLiveDecoding()``), instead of as one whole utterance.
     ///   - denoising: when to pass each recording (after the noise is mixed in) through the noise suppressor.
     public init(
         manifest: CorpusManifest,
@@ -174,9 +177,11 @@ public struct Evaluation: Sendable {
         lenientThreshold: Double? = nil,
         curveThresholds: [Double]? = nil,
         endpointing: Endpointer.Configuration? = nil,
+        live: Bool = false,
         denoising: (mode: DenoiseMode, settings: NoiseSuppressor.Settings) = (.off, .init())
     ) {
         self.endpointing = endpointing
+        self.live = live
         self.denoising = denoising
         self.manifest = manifest
         self.intents = intents
@@ -185,6 +190,18 @@ public struct Evaluation: Sendable {
         self.threshold = threshold
         self.lenientThreshold = lenientThreshold
         self.curveThresholds = curveThresholds
+    }
+
+    /// A recording decoded as a stream: 20 ms chunks, then the live pass's result.
+    static func decodeLive(_ audio: AudioBuffer, with recognizer: some SpeechRecognizer) throws(RecognizerError) -> RecognitionResult {
+        // Another rate gets the whole-utterance path's error.
+        guard audio.sampleRate == AudioBuffer.recognitionSampleRate else { return try recognizer.recognize(audio) }
+        let chunk = AudioBuffer.recognitionSampleRate / 50
+        try recognizer.startLiveDecoding()
+        for start in stride(from: 0, to: audio.samples.count, by: chunk) {
+            try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + chunk)]))
+        }
+        return try recognizer.finishLiveDecoding()
     }
 
     /// The longest utterance the endpointer finds in a recording, fed to it in chunks as the
@@ -330,7 +347,7 @@ public struct Evaluation: Sendable {
             return outcome
         }
         let started = ContinuousClock.now
-        let result = try recognizer.recognize(audio)
+        let result = live ? try Self.decodeLive(audio, with: recognizer) : try recognizer.recognize(audio)
         let latency = (ContinuousClock.now - started).milliseconds
         outcome.decodeSeconds = result.decodeSeconds
         outcome.audioSeconds = result.durationSeconds

@@ -454,9 +454,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     // MARK: Live decoding
 
-    /// Starts decoding an utterance as it is spoken, with the active grammar, for partial
-    /// results. The final result still comes from ``recognize(_:)`` on the whole utterance
-    /// (its cepstral mean over all of it is more accurate than the running one).
+    /// Starts decoding an utterance as it is spoken, with the active grammar. The search uses
+    /// the running cepstral mean (``recognize(_:)`` the whole utterance's); `heed eval --live`
+    /// measures what that costs in accuracy (docs/RECOGNITION.md).
     public func startLiveDecoding() throws(RecognizerError) {
         if liveUtterance { stopLiveDecoding() }
         try decoder.selectSearch(activeSearch)

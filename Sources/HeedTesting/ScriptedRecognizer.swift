@@ -26,7 +26,7 @@ public final class ScriptedRecognizer: SpeechRecognizer {
 
         public init() {}
 
-        /// `recognize GRAMMAR`, `load GRAMMAR`, `activate GRAMMAR`, `live GRAMMAR` entries.
+        /// `recognize GRAMMAR`, `load GRAMMAR`, `activate GRAMMAR`, `live GRAMMAR`, `finish GRAMMAR` entries.
         public var all: [String] { entries.withLock { $0 } }
 
         func append(_ entry: String) { entries.withLock { $0.append(entry) } }
@@ -61,7 +61,19 @@ public final class ScriptedRecognizer: SpeechRecognizer {
 
     public func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
         log.append("recognize \(activeGrammar)")
-        let line = next()
+        return result(of: next(), audio: audio)
+    }
+
+    /// The next scripted line, as the live utterance's result.
+    public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
+        guard live.active else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }
+        log.append("finish \(activeGrammar)")
+        let samples = live.samples
+        live = (0, false)
+        return result(of: next(), audio: AudioBuffer(samples: Array(repeating: 0, count: samples), sampleRate: AudioBuffer.recognitionSampleRate))
+    }
+
+    private func result(of line: Line, audio: AudioBuffer) -> RecognitionResult {
         let words = line.text.split(separator: " ")
         let step = words.isEmpty ? 0 : audio.duration / Double(words.count)
         return RecognitionResult(

@@ -70,6 +70,10 @@ struct Eval: ParsableCommand {
         help: "Recognize what heed listen's endpointer cuts out of each recording (its longest utterance), not the whole file.")
     var endpoint = false
 
+    @Flag(
+        help: "Decode each recording as a stream, 20 ms at a time (as heed serve decodes a Wyoming or hand-off stream), not as one whole utterance.")
+    var live = false
+
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
@@ -100,6 +104,7 @@ struct Eval: ParsableCommand {
             lenientThreshold: recognizer.rejectionThreshold == nil ? recognizer.threshold(lenient: true) : nil,
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil,
+            live: live,
             denoising: (recognizer.denoise.mode(wholeRecordings: true), recognizer.denoise.settings)
         )
         let report = try evaluation.run(workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount, makeRecognizer: makeRecognizer) {
