@@ -273,7 +273,7 @@ final class Connection: Sendable {
         }
     }
 
-    /// Called by a task when it has ended.
+    /// Called by a task when it has ended (it has given its place in the service back).
     func ended(_ task: RecognitionRun) {
         state.withLock { state in
             state.tasks[task.id] = nil
@@ -281,7 +281,6 @@ final class Connection: Sendable {
             if state.ended.count > Self.rememberedTasks { state.ended.removeFirst() }
             closeWhenUnused(&state)
         }
-        service.releaseTask()
     }
 
     // MARK: Decoding lines

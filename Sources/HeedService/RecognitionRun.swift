@@ -83,6 +83,10 @@ final class RecognitionRun: @unchecked Sendable {
     private var clientGone = false
     /// When the microphone heard the speaker stop (a hand-off), for the latency in the log.
     private var speechEndedAt: ContinuousClock.Instant?
+    /// Whether the decoder went back to the pool and the task's place in the service is free:
+    /// both happen just before the final result goes out, so that a client's next request,
+    /// sent as soon as it has its result, finds them.
+    private var resourcesReturned = false
 
     private func send(_ message: ServiceMessage) {
         if !silent { connection.send(message) }
@@ -108,6 +112,7 @@ final class RecognitionRun: @unchecked Sendable {
             handoff.release()
         }
         // The task's place is free before the client hears `completed`: its next request may take it.
+        if !resourcesReturned { connection.service.releaseTask() }
         connection.ended(self)
         setState(.completed)
     }
@@ -121,7 +126,7 @@ final class RecognitionRun: @unchecked Sendable {
             fail(error.status, error.message)
             return
         }
-        defer { connection.service.recognizers.checkIn(lease) }
+        defer { if !resourcesReturned { connection.service.recognizers.checkIn(lease) } }
         let outcome: Outcome
         switch source {
         case .file(let path):
@@ -310,16 +315,18 @@ final class RecognitionRun: @unchecked Sendable {
 
     private func finalResult(_ samples: [Int16], _ lease: Recognizers.Lease) {
         let result: HeedCore.RecognitionResult
+        let started = ContinuousClock.now
         do {
             result = try connection.service.recognizers.finalResult(samples, with: lease)
         } catch {
             fail(.unavailable, "decoding failed: \(error)")
             return
         }
-        sendFinal(result, lease)
+        sendFinal(result, lease, decoding: ContinuousClock.now - started)
     }
 
-    private func sendFinal(_ result: HeedCore.RecognitionResult, _ lease: Recognizers.Lease) {
+    /// - Parameter decoding: how long the final decode took, for the service's log.
+    private func sendFinal(_ result: HeedCore.RecognitionResult, _ lease: Recognizers.Lease, decoding: Duration? = nil) {
         var message = ServiceMessage(id: id, type: .final)
         message.isFinal = true
         message.transcription = kind.isDictation ? DictationText.format(result.text) : result.text
@@ -339,17 +346,18 @@ final class RecognitionRun: @unchecked Sendable {
             message.resultFile = handoff.resultFile.path
             handoff.store("finished", text: message.transcription ?? "", confidence: result.confidence)
         }
+        resourcesReturned = true
+        connection.service.recognizers.checkIn(lease)
+        connection.service.releaseTask()
         send(message)
         if let handoff {
-            let milliseconds = speechEndedAt.map { instant in
-                let (seconds, attoseconds) = (ContinuousClock.now - instant).components
-                return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            }
+            let milliseconds = speechEndedAt.map { (ContinuousClock.now - $0).milliseconds }
             handoff.log("result sent\(clientGone ? " to the shared storage (the client is gone)" : "")", state: "finished", milliseconds: milliseconds)
         }
         // The service's log says that a result went out, never what was said.
         var event = connection.event("final")
         event.task = id.description
+        event.milliseconds = decoding?.milliseconds
         connection.service.emit(event)
     }
 }
@@ -389,7 +397,9 @@ package struct PartialResults {
         guard (try? recognizer.decodeLive(chunk)) != nil else { return nil }
         pending += chunk.count
         guard pending >= RecognitionRun.partialInterval else { return nil }
-        pending = 0
+        // What is over the interval counts towards the next one: one is due every 250 ms of
+        // audio, whatever the chunks' size.
+        pending %= RecognitionRun.partialInterval
         let hypothesis = recognizer.liveHypothesis
         guard !hypothesis.isEmpty, hypothesis != last else { return nil }
         last = hypothesis

@@ -19,7 +19,8 @@ public struct ServiceEvent: Sendable, Encodable {
     /// `task`: the task's id and its new state.
     public var task: String?
     /// How long something took, in milliseconds: for `handoff`, from the end the microphone
-    /// heard to the result sent; for the Wyoming door, decoding a transcript.
+    /// heard to the result sent; for `final` and the Wyoming door's `wyomingTranscript`, the
+    /// final decode.
     public var milliseconds: Double?
     public var state: String?
     public var status: String?

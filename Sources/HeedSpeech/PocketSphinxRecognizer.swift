@@ -661,14 +661,6 @@ private struct LoadedGrammar {
     }
 }
 
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 /// CPU time of the calling thread, in seconds.
 func threadCPUSeconds() -> Double {
     var time = timespec()

@@ -319,7 +319,7 @@ final class WyomingSession {
         if transcription.streaming { send(WyomingEvent("transcript-stop")) }
         // The log says that a transcript went out and how long decoding took, never what was said.
         var event = connection.event("wyomingTranscript")
-        event.milliseconds = Double(decoding.components.seconds) * 1000 + Double(decoding.components.attoseconds) / 1e15
+        event.milliseconds = decoding.milliseconds
         service.emit(event)
     }
 
