@@ -12,8 +12,14 @@ public enum HeedProtocol {
     /// The default socket: `$XDG_RUNTIME_DIR/heed/heed.sock`, or `/run/user/UID/heed/heed.sock`
     /// when the variable is unset.
     public static func defaultSocketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        runtimeFolder(environment: environment) + "/heed.sock"
+    }
+
+    /// Heed's runtime folder: `$XDG_RUNTIME_DIR/heed`, or `/run/user/UID/heed` when the variable
+    /// is unset. The socket, hand-off results and microphone claims live there.
+    public static func runtimeFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/run/user/\(getuid())"
-        return runtime + "/heed/heed.sock"
+        return runtime + "/heed"
     }
 
     /// Where the service leaves an app's last hand-off dictation (``DictationRecord``):

@@ -3,6 +3,7 @@ import HeedAudio
 import HeedClient
 import HeedCore
 import HeedState
+import Logging
 
 /// A hand-off (reference 001): Heed's microphone records for a client that has none, and the
 /// result goes back over the socket and to shared storage
@@ -20,8 +21,12 @@ final class Handoff: Sendable {
     /// The shared-storage file of this app.
     let resultFile: URL
     private let service: SpeechService
+    /// The claim on the device among Heed's processes (`heed listen` holds one while it
+    /// listens); `nil` when the runtime folder cannot hold one.
+    private let claim: MicrophoneClaim?
 
-    private init(manifest: ClientManifest, device: String, service: SpeechService) {
+    private init(manifest: ClientManifest, device: String, claim: MicrophoneClaim?, service: SpeechService) {
+        self.claim = claim
         appID = manifest.appID
         displayName = manifest.displayName
         callback = manifest.dictationCallback
@@ -64,11 +69,26 @@ final class Handoff: Sendable {
                     status: .busy,
                     message: "Heed's microphone is taken by a hand-off for \(user) already; try again when it has finished"))
         }
-        return .success(Handoff(manifest: manifest, device: device, service: service))
+        var claim: MicrophoneClaim?
+        do {
+            claim = try MicrophoneClaim.take(
+                device: device, owner: "heed serve, a hand-off for \(manifest.appID)", folder: service.configuration.runtimeFolder)
+        } catch .inUse(let device, let holder) {
+            service.releaseMicrophone()
+            let error = MicrophoneClaimError.inUse(device: device, holder: holder)
+            return .failure(Refusal(status: .busy, message: "Heed's microphone is busy: \(error); try again when it is free"))
+        } catch {
+            // No runtime folder to coordinate in: the hand-off records anyway.
+            service.logger.warning("heed serve: \(error)")
+        }
+        return .success(Handoff(manifest: manifest, device: device, claim: claim, service: service))
     }
 
     /// Gives the microphone back.
-    func release() { service.releaseMicrophone() }
+    func release() {
+        claim?.release()
+        service.releaseMicrophone()
+    }
 
     // MARK: Telling the user
 

@@ -146,16 +146,19 @@ public final class SpeechService: Service, Sendable {
         public var microphoneDevice: String?
         /// The ALSA device the "listening" sound of a hand-off is played on; `nil`: no sound.
         public var signalDevice: String?
-        /// Where hand-off results are left: `FOLDER/APP-ID/result.json`; by default
-        /// `$XDG_RUNTIME_DIR/heed/dictation`, whatever the socket.
-        public var dictationFolder: String
+        /// Heed's runtime folder, whatever the socket: hand-off results are left in its
+        /// `dictation/APP-ID/result.json`, and microphone claims are taken there. By default
+        /// `$XDG_RUNTIME_DIR/heed`.
+        public var runtimeFolder: String
+        /// Where hand-off results are left: `FOLDER/APP-ID/result.json`.
+        public var dictationFolder: String { runtimeFolder + "/dictation" }
         /// Seconds a hand-off waits for speech before it ends with `noSpeech`.
         public var noSpeechTimeout: Double
 
         public init(
             version: String, maximumTasks: Int = 4, defaultMaxDuration: Double = 60, microphoneDevice: String? = nil,
             signalDevice: String? = nil,
-            dictationFolder: String? = nil,
+            runtimeFolder: String? = nil,
             noSpeechTimeout: Double = 8
         ) {
             self.version = version
@@ -163,7 +166,7 @@ public final class SpeechService: Service, Sendable {
             self.defaultMaxDuration = defaultMaxDuration
             self.microphoneDevice = microphoneDevice
             self.signalDevice = signalDevice
-            self.dictationFolder = dictationFolder ?? (HeedProtocol.defaultSocketPath() as NSString).deletingLastPathComponent + "/dictation"
+            self.runtimeFolder = runtimeFolder ?? HeedProtocol.runtimeFolder()
             self.noSpeechTimeout = noSpeechTimeout
         }
     }

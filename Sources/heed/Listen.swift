@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import HeedAudio
+import HeedClient
 import HeedCore
 import HeedIntents
 import HeedPluginProtocol
@@ -175,6 +176,10 @@ struct Listen: AsyncParsableCommand {
         let logger = Logger(label: "heed")
 
         let source: any AudioSource
+        // Held until heed listen ends: heed serve's hand-offs are refused meanwhile, and a
+        // second heed listen on the device stops here.
+        let microphone = input == nil ? try Self.claimMicrophone(device) : nil
+        defer { microphone?.release() }
         if let input {
             source = try FileAudioSource(path: input, realTime: realTime)
         } else {
@@ -234,6 +239,18 @@ struct Listen: AsyncParsableCommand {
 }
 
 extension Listen {
+    /// Claims the capture device among Heed's programs; `nil`, with a warning, when there is no
+    /// runtime folder to claim it in (no XDG_RUNTIME_DIR and no /run/user/UID).
+    static func claimMicrophone(_ device: String) throws -> MicrophoneClaim? {
+        do {
+            return try MicrophoneClaim.take(device: device, owner: "heed listen", folder: HeedProtocol.runtimeFolder())
+        } catch {
+            guard case .unusable = error else { throw error }
+            printError("heed: warning: \(error): heed serve will not know that heed listen records from '\(device)'")
+            return nil
+        }
+    }
+
     /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`. `<malloc.h>` is not in Swift's Glibc
     /// module, so the function is looked up by name; without glibc nothing changes.
     static func mapLargeAllocations(from bytes: Int32) {

@@ -228,6 +228,36 @@ struct DictationServeTests {
         #expect(service.stop() == 0)
     }
 
+    /// heed listen and heed serve's hand-offs take the microphone in turn: while heed listen
+    /// listens, a hand-off is busy and names it, and so does a second heed listen; once it has
+    /// stopped, the hand-off records.
+    @Test func heedListenAndAHandoffTakeTheMicrophoneInTurn() throws {
+        let microphone = try Microphone(hearing: ListenCommandTests.silence(2))
+        #expect(try microphone.setup.auth("grant").status == 0)
+        let home = ListenCommandTests.Home(existing: microphone.home, environment: ["XDG_RUNTIME_DIR": microphone.runtime.path])
+        let (listener, output) = try ListenCommandTests.start(["--device", "default"], home: home)
+        defer { if listener.isRunning { listener.terminate() } }
+        #expect(ListenCommandTests.read(output, until: "\"listening\"").contains("\"listening\""))
+        let service = try microphone.start()
+        defer { _ = service.stop() }
+
+        let refused = try microphone.client(["dictate", "--handoff"])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("busy") && refused.error.contains("in use by heed listen (pid \(listener.processIdentifier))"), "\(refused.error)")
+        let second = try home.heed(["listen", "--device", "default", "--max-seconds", "1"])
+        #expect(second.status == 1)
+        #expect(second.error.contains("the microphone 'default' is in use by heed listen (pid \(listener.processIdentifier))"), "\(second.error)")
+
+        kill(listener.processIdentifier, SIGTERM)
+        listener.waitUntilExit()
+        #expect(listener.terminationStatus == 0)
+        // The microphone is free: the hand-off records (and hears nobody in the room noise).
+        let recorded = try microphone.client(["dictate", "--handoff"])
+        #expect(recorded.status == 1)
+        #expect(recorded.error.contains("noSpeech"), "\(recorded.error)")
+        #expect(service.stop() == 0)
+    }
+
     @Test func aHandoffThatHearsNobodyFailsWithNoSpeech() throws {
         let microphone = try Microphone(hearing: ListenCommandTests.silence(2))
         #expect(try microphone.setup.auth("grant").status == 0)

@@ -38,6 +38,13 @@ struct ListenCommandTests {
             try "{\"spokenResponses\": \(spokenResponses)}".write(toFile: config, atomically: true, encoding: .utf8)
         }
 
+        /// Another home's folders and device files, with more environment.
+        init(existing home: Home, environment: [String: String]) {
+            url = home.url
+            seconds = home.seconds
+            self.environment = home.environment.merging(environment) { $1 }
+        }
+
         /// The state, data and config folders of this home, as each subcommand takes them.
         func options(for command: String) -> [String] {
             switch command {
@@ -156,7 +163,7 @@ struct ListenCommandTests {
         process.executableURL = Fixtures.heedBinary
         process.arguments = ["listen", "--json"] + arguments + home.options(for: "listen")
         process.currentDirectoryURL = Fixtures.packageRoot
-        process.environment = ProcessInfo.processInfo.environment.merging(["HOME": home.url.path]) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(home.environment.merging(["HOME": home.url.path]) { $1 }) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
