@@ -62,7 +62,9 @@ let package = Package(
         .executableTarget(name: "heed-plugin-timer", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-media", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-workout", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
-        .executableTarget(name: "heed-plugin-mpris", dependencies: ["HeedPluginKit", "CSystemd"], swiftSettings: swiftSettings),
+        // The D-Bus session bus through sd-bus (every raw sd_bus call): MPRIS, desktop notifications.
+        .target(name: "HeedDBus", dependencies: ["CSystemd"], swiftSettings: swiftSettings),
+        .executableTarget(name: "heed-plugin-mpris", dependencies: ["HeedPluginKit", "HeedDBus"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-notes", dependencies: ["CHeedPlugin"]),
         .executableTarget(name: "heed-fault-plugin", dependencies: ["HeedPluginProtocol"], swiftSettings: swiftSettings),
         .target(
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "HeedService",
             dependencies: [
-                "HeedClient", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState",
+                "HeedClient", "HeedDBus", "HeedCore", "HeedAudio", "HeedSpeech", "HeedIntents", "HeedPlugins", "HeedRuntime", "HeedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

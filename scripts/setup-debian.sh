@@ -15,7 +15,8 @@ packages=(
   libspeexdsp-dev                                                               # noise suppression
   sphinxtrain pocketsphinx                                                      # heed adapt (bw, map_adapt, mllr_solve; mdef converter)
   sox flite                                                                     # test and benchmark audio, a second synthetic voice
-  libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus) for the MPRIS plugin
+  libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus): the MPRIS plugin, notifications
+  python3-dbus python3-gi                                                       # a notification server for tests
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
   python3-venv                                                                  # the wyoming client library's venv (.ci/run)
   avahi-utils                                                                   # heed serve --wyoming: the _wyoming._tcp announcement

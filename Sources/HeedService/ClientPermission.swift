@@ -2,6 +2,7 @@ public import Foundation
 import HeedClient
 import Glibc
 public import HeedState
+import HeedDBus
 
 /// Who is at the other end of a connection, as the kernel says: never what the client claims.
 struct ClientIdentity: Sendable {
@@ -59,6 +60,18 @@ public struct ClientPermission: Sendable {
         self.store = store
         self.clientFolders = clientFolders
         self.ask = ask
+    }
+
+    /// Asks by desktop notification (two buttons, Allow and Don't Allow), when the session has a
+    /// notification server that shows actions; `nil` otherwise. A question not clicked within
+    /// `timeout` (or closed) is no answer: the client stays `notDetermined`.
+    public static func notificationAsker(timeout: Duration = .seconds(60)) -> (@Sendable (AuthorizationPrompt) -> Bool?)? {
+        guard let notifications = try? DesktopNotifications() else { return nil }
+        return { prompt in
+            try? notifications.ask(
+                application: "Heed", title: "Speech recognition for “\(prompt.displayName)”", body: prompt.question,
+                yes: "Allow", no: "Don't Allow", timeout: timeout) ?? nil
+        }
     }
 
     /// A client's status, or why it has none.

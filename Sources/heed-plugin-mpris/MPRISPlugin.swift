@@ -1,4 +1,5 @@
 import Foundation
+import HeedDBus
 import HeedPluginKit
 
 /// A command for a player: Heed puts the player's bus name in `activity` when the player is what

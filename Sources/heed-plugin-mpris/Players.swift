@@ -1,4 +1,5 @@
 import Foundation
+import HeedDBus
 import HeedPluginKit
 
 /// One MPRIS media player on the session bus, as its properties describe it.

@@ -30,10 +30,11 @@ struct Serve: AsyncParsableCommand {
             speechRecognitionUsageDescription. Unknown programs, manifests without a usage \
             description, and clients the user has not authorized are refused with a status \
             (unknownClient, noUsageDescription, notDetermined, denied, restricted). A client's \
-            question is asked once, on the service's terminal when it has one (the client's \
-            requestAuthorization waits for the answer; one question at a time); without a terminal, \
-            or with --no-ask, a notDetermined client is refused with the command that decides: \
-            heed auth speech-recognition grant APP-ID.
+            question is asked once, on the service's terminal when it has one, else as a desktop \
+            notification with Allow and Don't Allow buttons when the session has a notification \
+            server (the client's requestAuthorization waits for the answer, up to a minute; one \
+            question at a time); with neither, or with --no-ask, a notDetermined client is refused \
+            with the command that decides: heed auth speech-recognition grant APP-ID.
 
             The socket's folder is made private (0700) and the socket 0600. A socket file left by \
             a crashed service is removed; when another service answers on the socket, heed serve \
@@ -54,8 +55,8 @@ struct Serve: AsyncParsableCommand {
             heed auth speech-recognition grant org.heed.wyoming. Listen on loopback unless other \
             machines must connect: Wyoming has no authentication or encryption.
 
-            Not built yet: asking the user by notification or by voice, and dispatching intents \
-            to plugins over the local API.
+            Not built yet: asking the user by voice, and dispatching intents to plugins over the \
+            local API.
 
             Examples:
               heed serve --no-microphone
@@ -86,7 +87,9 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp("The ALSA playback device of the hand-off's listening sound; \"none\" for no sound.", valueName: "name"))
     var signalDevice = "default"
 
-    @Flag(name: .customLong("no-ask"), help: "Never ask on the terminal about a notDetermined client; refuse it, naming the command that decides.")
+    @Flag(
+        name: .customLong("no-ask"),
+        help: "Never ask about a notDetermined client (on the terminal or by desktop notification); refuse it, naming the command that decides.")
     var noAsk = false
 
     @Option(name: .customLong("max-tasks"), help: ArgumentHelp("Recognition tasks at once, over all clients; more get the status busy.", valueName: "n"))
@@ -225,9 +228,11 @@ struct Serve: AsyncParsableCommand {
         bootstrapLogging(verbose: recognizer.verbose)
         let setup = try recognitionSetup(configuration: configuration)
         let logger = Logger(label: "heed")
-        // Questions go to the service's terminal, when it has one.
+        // Questions go to the service's terminal when it has one, else to a desktop notification.
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
-            noAsk || isatty(STDIN_FILENO) == 0 ? nil : { @Sendable prompt in askOnTerminal(prompt.question) }
+            noAsk
+            ? nil
+            : isatty(STDIN_FILENO) != 0 ? { @Sendable prompt in askOnTerminal(prompt.question) } : ClientPermission.notificationAsker()
         let recognizers = Recognizers(setup: setup, logger: logger, idleDecoders: idleDecoders)
         let permission = ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders, ask: ask)
         let service = try SpeechService(

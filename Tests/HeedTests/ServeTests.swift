@@ -86,9 +86,11 @@ struct ServeTests {
                     "--json", "--socket", setup.socket, "--state-dir", setup.state, "--config", setup.config,
                     "--clients", setup.clients.path,
                 ] + extra
-            if !environment.isEmpty {
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-            }
+            // No session bus unless a test gives one: a notDetermined client must not reach the
+            // notification server of whoever runs the tests.
+            process.environment = ProcessInfo.processInfo.environment
+                .merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/heed-test-bus"]) { _, new in new }
+                .merging(environment) { _, new in new }
             process.standardInput = FileHandle.nullDevice
             let out = Pipe()
             let err = Pipe()
@@ -465,6 +467,56 @@ struct ServeTests {
         #expect(wait(for: "\"event\":\"stopped\""))
         process.waitUntilExit()
         #expect(!FileManager.default.fileExists(atPath: setup.socket))
+    }
+
+    /// Debian's dbus-daemon, and python3-dbus with python3-gi for the notification server.
+    static let notificationServerRuns: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") else { return false }
+        return (try? Fixtures.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", "import dbus.service, dbus.mainloop.glib; from gi.repository import GLib"]))?
+            .status == 0
+    }()
+
+    /// Without a terminal, a notDetermined client's question is a desktop notification with two
+    /// buttons on a real private session bus; the notification server stands in for the user.
+    @Test(
+        .enabled(if: ServeTests.notificationServerRuns, "needs dbus-daemon, python3-dbus and python3-gi (scripts/setup-debian.sh)"),
+        arguments: [("yes", "authorized"), ("no", "denied"), ("close", "notDetermined"), ("noactions", "notDetermined")])
+    func withoutATerminalTheQuestionIsADesktopNotification(answer: String, status: String) throws {
+        let bus = try SessionBusFixture()
+        let setup = try Setup()
+        try setup.writeManifest()
+        let log = setup.folder.appendingPathComponent("notifications.jsonl")
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/notification-server.py").path, answer, log.path]
+        server.environment = ProcessInfo.processInfo.environment.merging(bus.environment) { $1 }
+        let ready = Pipe()
+        server.standardOutput = ready
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL) }
+        #expect(ListenCommandTests.read(ready, until: "ready").contains("ready"))
+
+        let service = try Service(setup, environment: bus.environment)
+        defer { _ = service.stop() }
+        try service.waitListening()
+        let asked = try setup.client(["authorize"])
+        #expect(asked.status == (status == "authorized" ? 0 : 1), "\(asked.error)")
+        #expect((asked.output + asked.error).contains(status), "\(asked.output) \(asked.error)")
+        #expect(try setup.auth("status").output.contains("speech recognition \(status)"))
+
+        let shown = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        } ?? []
+        if answer == "noactions" {
+            // A server without buttons is nobody to ask: nothing is shown, the sentence says how to decide.
+            #expect(shown.isEmpty)
+            #expect(asked.error.contains("heed auth speech-recognition grant \(Self.appID)") || asked.output.contains("grant"))
+        } else {
+            #expect(shown.first?["summary"] as? String == "Speech recognition for “Example”")
+            #expect((shown.first?["body"] as? String)?.hasSuffix("wants to use speech recognition. Transcribes what you give it. Allow?") == true)
+            #expect(shown.first?["actions"] as? [String] == ["yes", "Allow", "no", "Don't Allow"])
+        }
+        #expect(service.stop() == 0)
     }
 
     // MARK: - Other clients: Python, and a client that holds a task open

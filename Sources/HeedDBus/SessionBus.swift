@@ -2,8 +2,8 @@ internal import CSystemd
 import Foundation
 import Synchronization
 
-/// A value in a D-Bus message, as far as MPRIS needs them.
-enum BusValue: Sendable, Hashable {
+/// A value in a D-Bus message, as far as Heed needs them (MPRIS, desktop notifications).
+package enum BusValue: Sendable, Hashable {
     case string(String)
     case bool(Bool)
     case integer(Int64)
@@ -12,9 +12,9 @@ enum BusValue: Sendable, Hashable {
     case array([BusValue])
     case dictionary([String: BusValue])
 
-    var string: String? { if case .string(let text) = self { text } else { nil } }
-    var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
-    var double: Double? {
+    package var string: String? { if case .string(let text) = self { text } else { nil } }
+    package var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
+    package var double: Double? {
         switch self {
         case .double(let number): number
         case .integer(let number): Double(number)
@@ -22,22 +22,32 @@ enum BusValue: Sendable, Hashable {
         default: nil
         }
     }
-    var strings: [String] { if case .array(let items) = self { items.compactMap(\.string) } else { string.map { [$0] } ?? [] } }
+    package var strings: [String] { if case .array(let items) = self { items.compactMap(\.string) } else { string.map { [$0] } ?? [] } }
 }
 
 /// An argument of a method call.
-enum BusArgument {
+package enum BusArgument {
     case string(String)
+    case strings([String])
+    case int32(Int32)
+    case uint32(UInt32)
     case int64(Int64)
+    /// An empty `a{sv}` (hints, options).
+    case noOptions
     /// A variant holding a double (`v` of `d`): what MPRIS's Volume property takes.
     case doubleVariant(Double)
 }
 
 /// A D-Bus error: the error name and message sd-bus gave, or the errno of a failed call.
-struct BusError: Error, CustomStringConvertible {
-    var name: String
-    var message: String
-    var description: String { message.isEmpty ? name : "\(message) (\(name))" }
+package struct BusError: Error, CustomStringConvertible, Sendable {
+    package var name: String
+    package var message: String
+    package var description: String { message.isEmpty ? name : "\(message) (\(name))" }
+
+    package init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
 }
 
 /// The user's session bus, through libsystemd's sd-bus. Every raw `sd_bus_*` call of Heed is in
@@ -52,9 +62,9 @@ struct BusError: Error, CustomStringConvertible {
 /// with a message API Swift can call without variadic functions (`sd_bus_message_read_basic`,
 /// `sd_bus_message_append_basic`) — libdbus-1 calls itself a low-level API not meant for
 /// applications, and GDBus brings GLib's main loop.
-final class SessionBus: @unchecked Sendable {
+package final class SessionBus: @unchecked Sendable {
     /// Called on the bus thread with the signal's sender, path and arguments.
-    typealias SignalHandler = @Sendable (_ sender: String, _ path: String, _ arguments: [BusValue]) -> Void
+    package typealias SignalHandler = @Sendable (_ sender: String, _ path: String, _ arguments: [BusValue]) -> Void
 
     private let lock = Mutex(())
     private let bus: OpaquePointer
@@ -69,7 +79,7 @@ final class SessionBus: @unchecked Sendable {
     /// Connects to the session bus at `address`, or to the user's (`DBUS_SESSION_BUS_ADDRESS`, else
     /// `$XDG_RUNTIME_DIR/bus`).
     /// - Throws: ``BusError`` when there is no session bus to connect to.
-    init(address: String? = nil) throws(BusError) {
+    package init(address: String? = nil) throws(BusError) {
         var raw: OpaquePointer?
         var status: Int32
         if let address {
@@ -95,7 +105,7 @@ final class SessionBus: @unchecked Sendable {
         wakeReader = pipe[0]
         wakeWriter = pipe[1]
         let thread = Thread { [self] in self.dispatchLoop() }
-        thread.name = "heed-mpris-bus"
+        thread.name = "heed-dbus"
         thread.start()
     }
 
@@ -112,7 +122,7 @@ final class SessionBus: @unchecked Sendable {
     /// Calls a method and returns its reply's arguments.
     /// - Throws: ``BusError``: the D-Bus error the peer answered, or the call's failure (no such
     ///   name, time-out).
-    func call(
+    package func call(
         _ destination: String, path: String, interface: String, member: String, arguments: [BusArgument] = []
     ) throws(BusError) -> [BusValue] {
         let result: Result<[BusValue], BusError> = lock.withLock { _ in
@@ -141,7 +151,7 @@ final class SessionBus: @unchecked Sendable {
     }
 
     /// `org.freedesktop.DBus.Properties.GetAll`: every property of an interface.
-    func properties(of destination: String, path: String, interface: String) throws(BusError) -> [String: BusValue] {
+    package func properties(of destination: String, path: String, interface: String) throws(BusError) -> [String: BusValue] {
         let reply = try call(
             destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "GetAll", arguments: [.string(interface)])
         guard case .dictionary(let properties)? = reply.first else { return [:] }
@@ -149,14 +159,14 @@ final class SessionBus: @unchecked Sendable {
     }
 
     /// `org.freedesktop.DBus.Properties.Set` with a double value.
-    func setProperty(_ name: String, of destination: String, path: String, interface: String, to value: Double) throws(BusError) {
+    package func setProperty(_ name: String, of destination: String, path: String, interface: String, to value: Double) throws(BusError) {
         _ = try call(
             destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set",
             arguments: [.string(interface), .string(name), .doubleVariant(value)])
     }
 
     /// The names on the bus (`org.freedesktop.DBus.ListNames`).
-    func names() throws(BusError) -> [String] {
+    package func names() throws(BusError) -> [String] {
         try call("org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListNames")
             .first?.strings ?? []
     }
@@ -169,7 +179,7 @@ final class SessionBus: @unchecked Sendable {
     }
 
     /// Calls `handler` on the bus thread for each signal that matches (a `nil` part matches any).
-    func onSignal(path: String?, interface: String, member: String, _ handler: @escaping SignalHandler) throws(BusError) {
+    package func onSignal(path: String?, interface: String, member: String, _ handler: @escaping SignalHandler) throws(BusError) {
         let box = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
         let status: Int32 = lock.withLock { _ in
             defer { wake() }
@@ -230,8 +240,23 @@ final class SessionBus: @unchecked Sendable {
         switch argument {
         case .string(let text):
             return text.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+        case .strings(let texts):
+            var status = sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
+            for text in texts where status >= 0 {
+                status = text.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+            }
+            guard status >= 0 else { return status }
+            return sd_bus_message_close_container(message)
+        case .int32(var number):
+            return sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &number)
+        case .uint32(var number):
+            return sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number)
         case .int64(var number):
             return sd_bus_message_append_basic(message, CChar(UInt8(ascii: "x")), &number)
+        case .noOptions:
+            let status = sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
+            guard status >= 0 else { return status }
+            return sd_bus_message_close_container(message)
         case .doubleVariant(var number):
             var status = sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "d")
             guard status >= 0 else { return status }
@@ -249,7 +274,7 @@ final class SessionBus: @unchecked Sendable {
     }
 
     /// The next value of a message, or `nil` at the end of the message or container (or when it
-    /// cannot be read: a type MPRIS does not use is skipped as a string of its signature).
+    /// cannot be read: a type Heed does not use is skipped as a string of its signature).
     private static func readValue(_ message: OpaquePointer) -> BusValue? {
         var type: CChar = 0
         var contentsPointer: UnsafePointer<CChar>?
