@@ -41,3 +41,26 @@ def decode_timed(decoder, samples):
     decoder.end_utt()
     cpu = time.process_time() - started
     return (decoder.hyp().hypstr if decoder.hyp() else ""), cpu
+
+
+def start_service(heed, work, client, serve_arguments, environment=None):
+    """A real `heed serve --json` in the folder `work`: the client manifest `client` (a dict with
+    at least appId) in `work/clients`, an empty configuration, the client's speech recognition
+    granted, and the service started with `serve_arguments` (its --socket among them). Returns
+    the running process once it says it listens; its standard output gives its JSON events."""
+    import json, subprocess
+    folder = os.path.join(work, "clients", "client")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "client.json"), "w") as manifest:
+        json.dump(client, manifest)
+    with open(os.path.join(work, "config.json"), "w") as config:
+        config.write("{}")
+    common = ["--state-dir", os.path.join(work, "state"), "--config", os.path.join(work, "config.json"),
+              "--clients", os.path.join(work, "clients")]
+    subprocess.run([heed, "auth", "speech-recognition", "grant", client["appId"]] + common, check=True, capture_output=True)
+    service = subprocess.Popen([heed, "serve", "--json"] + serve_arguments + common, env=environment,
+                               stdout=subprocess.PIPE, text=True)
+    while "listening" not in service.stdout.readline():
+        if service.poll() is not None:
+            raise SystemExit(f"heed serve did not start (exit status {service.returncode})")
+    return service

@@ -23,7 +23,7 @@ service's peak RSS (VmHWM). Nothing is mocked.
 import json, os, random, struct, subprocess, sys, tempfile, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import LIBRIVOX, librivox_references, word_errors
+from benchmarks import LIBRIVOX, librivox_references, start_service, word_errors
 
 build = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 heed, client = os.path.join(build, "heed"), os.path.join(build, "heed-client-example")
@@ -32,26 +32,18 @@ references = librivox_references()
 work = tempfile.mkdtemp(prefix="heed-handoff-")
 runtime = os.path.join(work, "run")
 os.makedirs(runtime, mode=0o700)
-os.makedirs(os.path.join(work, "clients", "example"))
 infile = os.path.join(work, "in.raw")
 with open(os.path.join(work, ".asoundrc"), "w") as rc:
     rc.write(f'pcm.filein {{ type file slave.pcm {{ type null }} file "/dev/null" infile "{infile}" format "raw" }}\n'
              f'pcm.fileout {{ type file slave.pcm {{ type null }} file "/dev/null" format "raw" }}\n'
              'pcm.!default { type asym capture.pcm "filein" playback.pcm "fileout" }\n')
-with open(os.path.join(work, "clients", "example", "client.json"), "w") as manifest:
-    json.dump({"appId": "org.heed.example-client", "displayName": "Example", "executable": os.path.abspath(client),
-               "speechRecognitionUsageDescription": "Benchmark.", "microphoneUsageDescription": "Benchmark."}, manifest)
-with open(os.path.join(work, "config.json"), "w") as config:
-    config.write("{}")
-common = ["--state-dir", os.path.join(work, "state"), "--config", os.path.join(work, "config.json"),
-          "--clients", os.path.join(work, "clients")]
-subprocess.run([heed, "auth", "speech-recognition", "grant", "org.heed.example-client"] + common, check=True, capture_output=True)
 socket_path = os.path.join(runtime, "heed.sock")
-env = dict(os.environ, HOME=work, XDG_RUNTIME_DIR=runtime)
-service = subprocess.Popen([heed, "serve", "--json", "--socket", socket_path, "--device", "default", "--signal-device", "none"] + common + sys.argv[2:],
-                           env=env, stdout=subprocess.PIPE, text=True)
-while "listening" not in service.stdout.readline():
-    pass
+service = start_service(
+    heed, work,
+    {"appId": "org.heed.example-client", "displayName": "Example", "executable": os.path.abspath(client),
+     "speechRecognitionUsageDescription": "Benchmark.", "microphoneUsageDescription": "Benchmark."},
+    ["--socket", socket_path, "--device", "default", "--signal-device", "none"] + sys.argv[2:],
+    dict(os.environ, HOME=work, XDG_RUNTIME_DIR=runtime))
 
 random.seed(7)
 def noise(seconds):

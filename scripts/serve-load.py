@@ -20,7 +20,10 @@ is identified by its executable) and its permission granted. Then:
 Prints one JSON object a line. Nothing is mocked: the service, its decoders and the socket are
 the ones users get. Needs only Python's standard library.
 """
-import argparse, asyncio, base64, json, os, statistics, subprocess, sys, tempfile, threading, time, wave
+import argparse, asyncio, base64, json, os, statistics, sys, tempfile, threading, time, wave
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import start_service
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--build", default=".build/release")
@@ -43,21 +46,13 @@ audio_seconds = len(audio) / 32000
 CHUNK = 640  # 20 ms
 
 work = tempfile.mkdtemp(prefix="heed-serve-load-")
-os.makedirs(os.path.join(work, "clients", "load"))
-with open(os.path.join(work, "clients", "load", "client.json"), "w") as manifest:
-    json.dump({"appId": "org.heed.serve-load", "displayName": "Load test", "executable": os.path.realpath(sys.executable),
-               "speechRecognitionUsageDescription": "Measures the service."}, manifest)
-with open(os.path.join(work, "config.json"), "w") as config:
-    config.write("{}")
-common = ["--state-dir", os.path.join(work, "state"), "--config", os.path.join(work, "config.json"),
-          "--clients", os.path.join(work, "clients")]
-subprocess.run([heed, "auth", "speech-recognition", "grant", "org.heed.serve-load"] + common, check=True, capture_output=True)
 socket_path = os.path.join(work, "heed.sock")
 max_tasks = str(args.max_tasks or max(stream_counts))
-service = subprocess.Popen([heed, "serve", "--no-microphone", "--json", "--socket", socket_path, "--max-tasks", max_tasks] + common,
-                           env=dict(os.environ, XDG_RUNTIME_DIR=work), stdout=subprocess.PIPE, text=True)
-while "listening" not in service.stdout.readline():
-    pass
+service = start_service(
+    heed, work,
+    {"appId": "org.heed.serve-load", "displayName": "Load test", "executable": os.path.realpath(sys.executable),
+     "speechRecognitionUsageDescription": "Measures the service."},
+    ["--no-microphone", "--socket", socket_path, "--max-tasks", max_tasks], dict(os.environ, XDG_RUNTIME_DIR=work))
 
 decode_ms = []  # from the service's `final` events
 def read_log():
