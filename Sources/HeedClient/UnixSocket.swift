@@ -42,18 +42,23 @@ package enum UnixSocket {
     private static func withAddress<Result>(
         _ path: String, _ operation: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
     ) throws(SocketError) -> Result {
-        let bytes = Array(path.utf8)
+        var bytes = Array(path.utf8)
         guard bytes.count <= maximumPathLength else {
             throw SocketError(operation, path: path, code: ENAMETOOLONG)
         }
+        // "@name" is Linux's abstract namespace (systemd's NOTIFY_SOCKET may be one): a leading
+        // zero byte, and an address exactly as long as the name.
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
+        let length = abstract ? MemoryLayout<sa_family_t>.size + bytes.count : MemoryLayout<sockaddr_un>.size
         return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
         }
     }
 
@@ -61,6 +66,36 @@ package enum UnixSocket {
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SocketError("socket", path: path) }
         return descriptor
+    }
+
+    /// Sends one datagram to the Unix datagram socket at `path` (`@name`: the abstract namespace).
+    /// - Throws: ``SocketError`` when there is no such socket or it refuses the datagram.
+    package static func sendDatagram(_ bytes: [UInt8], to path: String) throws(SocketError) {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketError("socket", path: path) }
+        defer { _ = Glibc.close(descriptor) }
+        let sent = try withAddress(path, "sendto") { address, length in
+            bytes.withUnsafeBytes { Glibc.sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+        }
+        guard sent == bytes.count else { throw SocketError("sendto", path: path) }
+    }
+
+    /// The file a listening Unix stream socket is bound to, or `nil` when `descriptor` is not
+    /// one (a socket handed over by systemd is checked before it is used).
+    package static func listeningPath(_ descriptor: Int32) -> String? {
+        var accepting: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &size) == 0, accepting != 0 else { return nil }
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard named, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: address.sun_path) { raw in
+            String(decoding: raw.prefix(Int(length) - MemoryLayout<sa_family_t>.size).prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return path.hasPrefix("/") ? path : nil
     }
 
     /// Connects to a listening socket.

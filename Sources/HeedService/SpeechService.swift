@@ -46,6 +46,32 @@ public struct ListeningSocket: Sendable {
     public let path: String
     /// The file's inode: at the end the service removes the file only if it is still its own.
     let inode: UInt64
+    /// Whether systemd made the socket and handed it over (socket activation): it keeps the file.
+    public let activated: Bool
+
+    /// The socket systemd handed over (socket activation: `LISTEN_PID` is this process,
+    /// `LISTEN_FDS` is 1, the socket is descriptor 3), or `nil` when there is none.
+    /// The variables are removed so that nothing this process starts takes them for its own.
+    /// - Throws: ``ServiceSocketError`` when systemd passed more than one socket, or one that is
+    ///   not a listening Unix stream socket on a file.
+    public static func inherited(environment: [String: String]? = nil) throws(ServiceSocketError) -> ListeningSocket? {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count > 0
+        else { return nil }
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
+        let descriptor: Int32 = 3  // SD_LISTEN_FDS_START
+        guard count == 1 else {
+            throw ServiceSocketError(message: "systemd passed \(count) sockets; heed serve takes one (a .socket unit with one ListenStream=)")
+        }
+        guard let path = UnixSocket.listeningPath(descriptor) else {
+            throw ServiceSocketError(message: "the socket systemd passed (descriptor 3) is not a listening Unix stream socket on a file: use ListenStream=%t/heed/heed.sock")
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        var information = stat()
+        _ = lstat(path, &information)
+        return ListeningSocket(descriptor: descriptor, path: path, inode: UInt64(information.st_ino), activated: true)
+    }
 
     /// Creates the socket file, its folder (0700) and removes a stale socket left by a crashed service.
     ///
@@ -88,7 +114,7 @@ public struct ListeningSocket: Sendable {
         }
         var created = stat()
         _ = lstat(path, &created)
-        return ListeningSocket(descriptor: descriptor, path: path, inode: UInt64(created.st_ino))
+        return ListeningSocket(descriptor: descriptor, path: path, inode: UInt64(created.st_ino), activated: false)
     }
 
     private static func makeFolder(_ folder: String) throws(ServiceSocketError) {
@@ -119,8 +145,9 @@ public struct ListeningSocket: Sendable {
         remove()
     }
 
-    /// Removes the socket file if it is still the one this service made.
+    /// Removes the socket file if it is still the one this service made (systemd's stays).
     func remove() {
+        guard !activated else { return }
         var information = stat()
         if lstat(path, &information) == 0, UInt64(information.st_ino) == inode { unlink(path) }
     }
@@ -212,6 +239,7 @@ public final class SpeechService: Service, Sendable {
         var event = ServiceEvent("listening")
         event.socket = socket.path
         emit(event)
+        ServiceManager.notify("READY=1\nSTATUS=listening on \(socket.path)")
         await withGracefulShutdownHandler {
             await accepting.run([socket.descriptor], threadName: "heed serve accept") { [logger] error in
                 logger.warning("heed serve: \(error)")
@@ -232,6 +260,7 @@ public final class SpeechService: Service, Sendable {
 
     /// Stops accepting and ends the accept loop; ``run()`` then returns.
     public func stop() {
+        ServiceManager.notify("STOPPING=1")
         accepting.stop()
     }
 

@@ -164,12 +164,15 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let printer = ServeEventPrinter(json: json)
         let path = socket ?? HeedProtocol.defaultSocketPath()
-        // Another service on the socket, or a path that is no socket, ends the command at once (exit status 1).
-        let listening = try ListeningSocket.open(at: path) {
-            var event = ServiceEvent("staleSocketRemoved")
-            event.socket = path
-            printer.print(event)
-        }
+        // systemd's socket (socket activation) if it passed one; else the socket is made here.
+        // Another service on it, or a path that is no socket, ends the command at once (exit status 1).
+        let listening =
+            try ListeningSocket.inherited()
+            ?? ListeningSocket.open(at: path) {
+                var event = ServiceEvent("staleSocketRemoved")
+                event.socket = path
+                printer.print(event)
+            }
         var doors: [WyomingListener] = []
         do {
             // Read once here; SIGHUP reads it again with the intents and the vocabulary.

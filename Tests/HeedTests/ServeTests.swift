@@ -519,6 +519,38 @@ struct ServeTests {
         #expect(service.stop() == 0)
     }
 
+    /// Socket activation with systemd's own tool, and readiness (`Type=notify`): the service
+    /// starts on the first connection, serves on the socket it was given (not on --socket),
+    /// says READY=1 and STOPPING=1, and leaves the socket file to the one who made it.
+    /// A Python driver (Tests/Fixtures/socket-activation.py) plays the service manager.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"), "needs systemd-socket-activate (Debian's systemd)"))
+    func socketActivationAndReadiness() throws {
+        let setup = try Setup()
+        try setup.authorized()
+        try FileManager.default.createDirectory(
+            at: setup.folder.appendingPathComponent("run"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let unused = setup.folder.appendingPathComponent("unused.sock").path
+        let driven = try Fixtures.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/socket-activation.py").path, setup.folder.path,
+                Fixtures.heedBinary.path, Self.clientBinary.path, Self.recording, "--",
+                "--no-microphone", "--json", "--socket", unused, "--state-dir", setup.state, "--config", setup.config, "--clients", setup.clients.path,
+            ])
+        #expect(
+            driven.output.split(separator: "\n").map(String.init) == [
+                "started before a client: False",
+                "client: 0 set a timer for five minutes",
+                "notified: READY=1 | STATUS=listening on \(setup.socket)",
+                "exit: 0",
+                "notified: STOPPING=1",
+                "socket file kept: True",
+            ], "\(driven.output) \(driven.error)")
+        #expect(!FileManager.default.fileExists(atPath: unused))
+        let events = try String(contentsOf: setup.folder.appendingPathComponent("events.jsonl"), encoding: .utf8)
+        #expect(events.contains("\"event\":\"stopped\""), "\(events)")
+    }
+
     // MARK: - Other clients: Python, and a client that holds a task open
 
     /// The Python interpreter's real path, when there is one.
