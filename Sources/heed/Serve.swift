@@ -64,7 +64,9 @@ struct Serve: AsyncParsableCommand {
               heed auth speech-recognition grant org.heed.example-client
               heed-client-example transcribe examples/audio/set_a_timer_for_5_minutes.wav
               heed serve --no-microphone --wyoming tcp://127.0.0.1:10300
-            A systemd user unit is in contrib/systemd/heed-serve.service.
+            Under systemd: contrib/systemd/heed-serve.service (Type=notify: it says READY=1 when \
+            it accepts connections) and heed-serve.socket (socket activation: systemd holds the \
+            socket, the service starts when a program first connects and serves on that socket).
             """
     )
 
