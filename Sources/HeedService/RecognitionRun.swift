@@ -158,8 +158,9 @@ final class RecognitionRun: @unchecked Sendable {
 
     /// Sends an error; a hand-off's record says `failed` with the status and sentence.
     private func fail(_ status: ServiceStatus, _ message: String) {
-        send(.error(id, status, message))
+        // The shared storage says it first: a client told of the failure finds it there too.
         handoff?.store("failed", reason: "\(status.rawValue): \(message)")
+        send(.error(id, status, message))
         handoff?.log("failed: \(status.rawValue)", state: "failed")
     }
 

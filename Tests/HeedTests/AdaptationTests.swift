@@ -109,8 +109,7 @@ struct AdaptationTests {
         try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
         for name in ["bw", "map_adapt", "mllr_solve"] {
             let script = tools.appendingPathComponent(name)
-            try "#!/bin/sh\necho 'out of memory, pretend' >&2\nexit 3\n".write(to: script, atomically: true, encoding: .utf8)
-            chmod(script.path, 0o755)
+            try Fixtures.writeExecutable("#!/bin/sh\necho 'out of memory, pretend' >&2\nexit 3\n", to: script)
         }
         run = try heed(["adapt", try manifest("yweweler", training: true).path], environment: ["HEED_SPHINXTRAIN_DIR": tools.path])
         #expect(run.status == 1)

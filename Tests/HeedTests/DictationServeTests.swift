@@ -129,8 +129,7 @@ struct DictationServeTests {
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let notified = microphone.setup.folder.appendingPathComponent("notified.txt")
         let notifySend = bin.appendingPathComponent("notify-send")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(notified.path)'\n".write(to: notifySend, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: notifySend.path)
+        try Fixtures.writeExecutable("#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(notified.path)'\n", to: notifySend)
         var environment = microphone.environment
         environment["PATH"] = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let service = try ServeTests.Service(microphone.setup, extra: ["--device", "default"], microphone: true, environment: environment)

@@ -8,9 +8,7 @@ enum ProcessCounter {
         if FileManager.default.fileExists(atPath: wrapper.path) { return wrapper }
         let plugin = Fixtures.heedBinary.deletingLastPathComponent().appendingPathComponent("heed-fault-plugin").path
         let log = folder.appendingPathComponent("starts").path
-        try "#!/bin/sh\necho '\(appID)' >> '\(log)'\nHEED_FAULT_APP_ID='\(appID)' exec '\(plugin)' \"$@\"\n"
-            .write(to: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper.path, 0o755)
+        try Fixtures.writeExecutable("#!/bin/sh\necho '\(appID)' >> '\(log)'\nHEED_FAULT_APP_ID='\(appID)' exec '\(plugin)' \"$@\"\n", to: wrapper)
         return wrapper
     }
 

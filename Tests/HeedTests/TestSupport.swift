@@ -52,6 +52,18 @@ enum Fixtures {
         return url
     }
 
+    /// Writes an executable script (0755). The file is written through a descriptor closed on
+    /// exec: a process another test starts meanwhile does not inherit it open for writing, which
+    /// would make starting the script fail with "Text file busy" for as long as that process runs.
+    static func writeExecutable(_ text: String, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count, chmod(url.path, 0o755) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
     /// Runs a program and returns its exit status, standard output and standard error.
     ///
     /// Standard input is empty; `directory` is the working directory (default: this process's).
