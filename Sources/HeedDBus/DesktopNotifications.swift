@@ -14,7 +14,7 @@ package final class DesktopNotifications: Sendable {
     private let bus: SessionBus
     /// Answers by notification id: the action's key, or `nil` for closed without one. A signal
     /// may be read before the asker knows its id, so answers wait here to be claimed.
-    private let answers = Mutex<[UInt32: String?]>([:])
+    private let answers = Mutex<(pending: [UInt32: String?], closing: Set<UInt32>)>(([:], []))
     private let arrived = NSCondition()
 
     /// Connects to the session bus and its notification server.
@@ -29,7 +29,11 @@ package final class DesktopNotifications: Sendable {
         // The bus keeps the handlers: they hold this object weakly.
         let record: @Sendable (UInt32, String?) -> Void = { [weak self] id, action in
             guard let self else { return }
-            answers.withLock { $0[id] = .some(action) }
+            answers.withLock { answers in
+                // The close Heed asked for (after a click, or a time-out) is not an answer.
+                if action == nil, answers.closing.remove(id) != nil { return }
+                answers.pending[id] = .some(action)
+            }
             arrived.lock()
             arrived.broadcast()
             arrived.unlock()
@@ -63,21 +67,21 @@ package final class DesktopNotifications: Sendable {
             ])
         guard case .unsigned(let raw)? = reply.first else { throw BusError(name: "Notify", message: "the notification server gave no id") }
         let id = UInt32(truncatingIfNeeded: raw)
-        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        let deadline = Date().addingTimeInterval(timeout / .seconds(1))
         arrived.lock()
         var answer: String??
         while true {
-            answer = answers.withLock { $0.removeValue(forKey: id) }
+            answer = answers.withLock { $0.pending.removeValue(forKey: id) }
             if answer != nil || !arrived.wait(until: deadline) { break }
         }
         arrived.unlock()
-        guard let answer else {
+        // A click or a time-out leaves the notification for Heed to close; a close is already one.
+        let closedByTheUser = answer.map { $0 == nil } ?? false
+        if !closedByTheUser {
+            answers.withLock { _ = $0.closing.insert(id) }
             _ = try? bus.call(Self.name, path: Self.path, interface: Self.name, member: "CloseNotification", arguments: [.uint32(id)])
-            return nil
         }
-        // Closing after a click sends NotificationClosed too: it is forgotten, not kept.
-        _ = try? bus.call(Self.name, path: Self.path, interface: Self.name, member: "CloseNotification", arguments: [.uint32(id)])
-        answers.withLock { _ = $0.removeValue(forKey: id) }
+        guard let answer else { return nil }
         return answer.map { $0 == "yes" }
     }
 }
