@@ -402,7 +402,7 @@ public actor Dispatcher {
                 events(.prompt(prompt.question))
                 let answer = await user.ask(prompt.question, expecting: .yesOrNo, app: nil)
                 events(.answer(answer))
-                return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }
+                return YesOrNo.decision(answer)
             }
         } catch {
             conversation.events(
@@ -712,6 +712,16 @@ enum YesOrNo: Equatable {
             self = value ? .yes : .no
         } else {
             return nil
+        }
+    }
+
+    /// A permission question's answer: `true` for yes, `false` for no, `nil` for no answer or
+    /// "cancel" (the question stays undecided).
+    static func decision(_ answer: String?) -> Bool? {
+        switch answer.flatMap(YesOrNo.init(answer:)) {
+        case .yes?: true
+        case .no?: false
+        case .cancelled?, nil: nil
         }
     }
 

@@ -104,6 +104,33 @@ public actor Listener {
         let presses = Atomic<Int>(0)
         /// The contextual intents active now, as the dispatcher last said; `nil` until it has.
         let context = Mutex<Set<String>?>(nil)
+        /// What others ask of the loop, taken between utterances; `nil` once the loop has ended.
+        let requests = Mutex<[Request]?>([])
+
+        var hasRequests: Bool { requests.withLock { !($0?.isEmpty ?? true) } }
+
+        /// Queues a request; `false` when the loop has ended.
+        func queue(_ request: Request) -> Bool {
+            requests.withLock { requests in
+                guard requests != nil else { return false }
+                requests?.append(request)
+                return true
+            }
+        }
+    }
+
+    /// What the service asks of the loop (``askYesOrNo(_:)``, ``lend(_:)``).
+    private enum Request: Sendable {
+        case question(String, answer: @Sendable (Bool?) -> Void)
+        case lend(MicrophoneLoan)
+
+        /// Answers a request the loop will never take.
+        func drop() {
+            switch self {
+            case .question(_, let answer): answer(nil)
+            case .lend(let loan): loan.end()
+            }
+        }
     }
 
     /// Creates a listener.
@@ -164,6 +191,24 @@ public actor Listener {
 
     private var stopRequested: Bool { signals.stop.load(ordering: .relaxed) }
 
+    /// Asks the user a yes-or-no question by voice, as soon as nobody is speaking a command:
+    /// the question is shown (and spoken when spoken responses are on), then the answer heard
+    /// with a grammar of only yes, no and cancel. `heed serve --listen` asks this way whether a
+    /// client may use speech recognition.
+    ///
+    /// - Parameter answer: Called once, from the listener's thread, with the answer: `nil` for
+    ///   none, "cancel", or a listener that is not listening.
+    public nonisolated func askYesOrNo(_ question: String, answer: @escaping @Sendable (Bool?) -> Void) {
+        if !signals.queue(.question(question, answer: answer)) { answer(nil) }
+    }
+
+    /// Lends the microphone to `loan`'s borrower as soon as nobody is speaking a command: the
+    /// listener hands on what it captures, hears nothing itself, and listens again when the loan
+    /// is given back. A listener that is not listening ends the loan at once.
+    public nonisolated func lend(_ loan: MicrophoneLoan) {
+        if !signals.queue(.lend(loan)) { loan.end() }
+    }
+
     // MARK: The loop
 
     /// Listens until stopped, the source ends or ``Configuration/maximumSeconds`` of audio have passed.
@@ -179,7 +224,11 @@ public actor Listener {
             signals.context.withLock { $0 = active }
         }
         send(.listening(mode: configuration.activation.name, source: source.name))
-        defer { send(.stopped(time: endpointer.position)) }
+        defer {
+            // Nothing is taken from now on: what waits is answered.
+            for request in signals.requests.withLock({ requests in defer { requests = nil }; return requests ?? [] }) { request.drop() }
+            send(.stopped(time: endpointer.position))
+        }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let dispatcher {
@@ -206,6 +255,8 @@ public actor Listener {
     /// The loop itself, until stopped or the source ends.
     private func listen() async throws {
         while !stopRequested && !streamEnded {
+            try await takeRequests()
+            if stopRequested || streamEnded { break }
             switch configuration.activation {
             case .always:
                 if case .utterance(let utterance, let result?, let ended) = try nextUtterance(.command, timeout: nil) {
@@ -256,6 +307,8 @@ public actor Listener {
         var lastPartialTime = -Double.infinity
         while true {
             if stopRequested { return .over }
+            // A request waits for silence, and never cuts into a window or a dialog turn.
+            if timeout == nil, !endpointer.inSpeech, signals.hasRequests { return .over }
             if let timeout, !endpointer.inSpeech, endpointer.position - started > timeout { return .timedOut }
             if !endpointer.inSpeech, purpose != .answer, endpointer.position - lastVocabularyCheck >= 1 {
                 lastVocabularyCheck = endpointer.position
@@ -332,7 +385,7 @@ public actor Listener {
 
     /// Reads audio, keeping the noise floor current, until push-to-talk is pressed.
     private func waitForPress() throws -> Bool {
-        while !stopRequested {
+        while !stopRequested && !signals.hasRequests {
             let pressed = signals.presses.load(ordering: .relaxed)
             if pressed > presses {
                 presses = pressed
@@ -385,6 +438,55 @@ public actor Listener {
         }
         if case .utterance(let command, let result?, let commandEnded) = try nextUtterance(.command, timeout: configuration.commandWindow) {
             await act(on: result, utterance: command, ended: commandEnded)
+        }
+    }
+
+    // MARK: Requests
+
+    /// Carries out what others asked of the loop, in order.
+    private func takeRequests() async throws {
+        while let request = signals.requests.withLock({ requests -> Request? in
+            guard requests?.isEmpty == false else { return nil }
+            return requests?.removeFirst()
+        }) {
+            switch request {
+            case .question(let question, let reply):
+                reply(YesOrNo.decision(await answer(question, expecting: .yesOrNo, app: nil)))
+            case .lend(let loan):
+                try lendMicrophone(to: loan)
+            }
+        }
+    }
+
+    /// Hands what the microphone captures to `loan` until it is given back.
+    private func lendMicrophone(to loan: MicrophoneLoan) throws {
+        send(.microphoneLent(time: endpointer.position, to: loan.borrower))
+        recognizer.stopLiveDecoding()
+        defer {
+            loan.end()
+            // What the borrower heard is not the listener's: the next utterance starts afresh.
+            endpointer.reset()
+            send(.microphoneBack(time: endpointer.position))
+        }
+        while !stopRequested && !loan.isReturned {
+            if let maximum = configuration.maximumSeconds, endpointer.position >= maximum {
+                streamEnded = true
+                return
+            }
+            let chunk: [Int16]
+            do {
+                chunk = try source.read(maximumFrames: 1024)
+            } catch {
+                loan.end(error)
+                throw error
+            }
+            if chunk.isEmpty {
+                streamEnded = true
+                return
+            }
+            loan.deliver(chunk)
+            // The clock goes on, and the noise floor stays current.
+            _ = endpointer.process(chunk)
         }
     }
 
@@ -502,7 +604,7 @@ public actor Listener {
             }
             return try await authorization.requestSpeechPermission(for: app, serviceEnabled: true) { prompt in
                 let answer = await self.answer(prompt.question, expecting: .yesOrNo, app: nil)
-                return answer.flatMap(YesOrNo.init(answer:)).flatMap { $0 == .cancelled ? nil : $0 == .yes }
+                return YesOrNo.decision(answer)
             }
         } catch {
             logger.info("speech permission for \(app.appID): \(error)")

@@ -28,6 +28,11 @@ public enum ListenerEvent: Sendable, Encodable {
     case vocabulary(time: Double, GrammarChange)
     /// What is going on changed which contextual intents are in the grammar (`text` lists them).
     case context(time: Double, GrammarChange)
+    /// The microphone is lent to a hand-off of `heed serve` (`text`: the client's app id):
+    /// nothing is heard as a command until it comes back.
+    case microphoneLent(time: Double, to: String)
+    /// The hand-off gave the microphone back; listening goes on.
+    case microphoneBack(time: Double)
     case stopped(time: Double)
 
     /// A final result.
@@ -108,6 +113,8 @@ public enum ListenerEvent: Sendable, Encodable {
         case .speech: "speech"
         case .vocabulary: "vocabulary"
         case .context: "context"
+        case .microphoneLent: "microphoneLent"
+        case .microphoneBack: "microphoneBack"
         case .stopped: "stopped"
         }
     }
@@ -119,7 +126,7 @@ public enum ListenerEvent: Sendable, Encodable {
         case .latency: nil
         case .speechStarted(let time), .partial(let time, _), .speechEnded(let time, _), .final(let time, _), .ignored(let time, _, _, _),
             .wake(let time, _, _), .activated(let time), .intent(let time, _), .speech(let time, _), .vocabulary(let time, _),
-            .context(let time, _), .stopped(let time):
+            .context(let time, _), .microphoneLent(let time, _), .microphoneBack(let time), .stopped(let time):
             time
         }
     }
@@ -136,8 +143,10 @@ public enum ListenerEvent: Sendable, Encodable {
         case .listening(let mode, let source):
             try container.encode(mode, forKey: .mode)
             try container.encode(source, forKey: .text)
-        case .speechStarted, .activated, .stopped:
+        case .speechStarted, .activated, .microphoneBack, .stopped:
             break
+        case .microphoneLent(_, let appID):
+            try container.encode(appID, forKey: .text)
         case .partial(_, let text):
             try container.encode(text, forKey: .text)
             try container.encode(false, forKey: .isFinal)

@@ -3,6 +3,8 @@ import HeedClient
 import Glibc
 public import HeedState
 import HeedDBus
+public import HeedRuntime
+import Synchronization
 
 /// Who is at the other end of a connection, as the kernel says: never what the client claims.
 struct ClientIdentity: Sendable {
@@ -71,6 +73,25 @@ public struct ClientPermission: Sendable {
             try? notifications.ask(
                 application: "Heed", title: "Speech recognition for “\(prompt.displayName)”", body: prompt.question,
                 yes: "Allow", no: "Don't Allow", timeout: timeout) ?? nil
+        }
+    }
+
+    /// Asks by voice through the hands-free listener (`heed serve --listen`): the question is
+    /// shown, spoken when spoken responses are on, and answered "yes" or "no" when nobody is
+    /// speaking a command. No answer (silence, "cancel", a listener that stopped) leaves the
+    /// client `notDetermined`.
+    public static func voiceAsker(_ listener: Listener) -> @Sendable (AuthorizationPrompt) -> Bool? {
+        { prompt in
+            // The question is put from a connection's thread, which may wait; the listener
+            // answers on its own.
+            let answer = Mutex<Bool?>(nil)
+            let answered = DispatchSemaphore(value: 0)
+            listener.askYesOrNo(prompt.question) { heard in
+                answer.withLock { $0 = heard }
+                answered.signal()
+            }
+            answered.wait()
+            return answer.withLock { $0 }
         }
     }
 

@@ -3,7 +3,9 @@ import HeedAudio
 import HeedClient
 import HeedCore
 import HeedState
+import HeedRuntime
 import Logging
+import Synchronization
 
 /// A hand-off (reference 001): Heed's microphone records for a client that has none, and the
 /// result goes back over the socket and to shared storage
@@ -22,8 +24,11 @@ final class Handoff: Sendable {
     let resultFile: URL
     private let service: SpeechService
     /// The claim on the device among Heed's processes (`heed listen` holds one while it
-    /// listens); `nil` when the runtime folder cannot hold one.
+    /// listens); `nil` when the runtime folder cannot hold one, or when the service's own
+    /// listener holds the device and lends it.
     private let claim: MicrophoneClaim?
+    /// The microphone borrowed from the service's listener (`heed serve --listen`).
+    private let loan = Mutex<MicrophoneLoan?>(nil)
 
     private init(manifest: ClientManifest, device: String, claim: MicrophoneClaim?, service: SpeechService) {
         self.claim = claim
@@ -70,22 +75,36 @@ final class Handoff: Sendable {
                     message: "Heed's microphone is taken by a hand-off for \(user) already; try again when it has finished"))
         }
         var claim: MicrophoneClaim?
-        do {
-            claim = try MicrophoneClaim.take(
-                device: device, owner: "heed serve, a hand-off for \(manifest.appID)", folder: service.configuration.runtimeFolder)
-        } catch .inUse(let device, let holder) {
-            service.releaseMicrophone()
-            let error = MicrophoneClaimError.inUse(device: device, holder: holder)
-            return .failure(Refusal(status: .busy, message: "Heed's microphone is busy: \(error); try again when it is free"))
-        } catch {
-            // No runtime folder to coordinate in: the hand-off records anyway.
-            service.logger.warning("heed serve: \(error)")
+        // The service's own listener holds the device: it lends it (``openMicrophone()``).
+        if service.listener == nil {
+            do {
+                claim = try MicrophoneClaim.take(
+                    device: device, owner: "heed serve, a hand-off for \(manifest.appID)", folder: service.configuration.runtimeFolder)
+            } catch .inUse(let device, let holder) {
+                service.releaseMicrophone()
+                let error = MicrophoneClaimError.inUse(device: device, holder: holder)
+                return .failure(Refusal(status: .busy, message: "Heed's microphone is busy: \(error); try again when it is free"))
+            } catch {
+                // No runtime folder to coordinate in: the hand-off records anyway.
+                service.logger.warning("heed serve: \(error)")
+            }
         }
         return .success(Handoff(manifest: manifest, device: device, claim: claim, service: service))
     }
 
+    /// Opens the microphone: the device itself, or what the service's listener lends as soon
+    /// as nobody is speaking a command to it.
+    func openMicrophone() throws(AudioError) -> any AudioSource {
+        guard let listener = service.listener else { return try ALSACapture(device: device) }
+        let borrowed = MicrophoneLoan(device: device, borrower: appID)
+        loan.withLock { $0 = borrowed }
+        listener.lend(borrowed)
+        return borrowed
+    }
+
     /// Gives the microphone back.
     func release() {
+        loan.withLock { $0?.giveBack() }
         claim?.release()
         service.releaseMicrophone()
     }

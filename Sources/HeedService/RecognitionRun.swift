@@ -228,9 +228,9 @@ final class RecognitionRun: @unchecked Sendable {
         // decoder is loaded before Heed says it listens: none of the speech waits for it.
         guard var live = PartialResults(lease) else { return .failed(.unavailable, "cannot load a decoder for the microphone") }
         defer { live.stop() }
-        let capture: ALSACapture
+        let capture: any AudioSource
         do {
-            capture = try ALSACapture(device: handoff.device)
+            capture = try handoff.openMicrophone()
         } catch {
             return .failed(.unavailable, "Heed's microphone (\(handoff.device)) cannot be opened: \(error.description)")
         }

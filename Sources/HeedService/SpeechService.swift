@@ -1,6 +1,7 @@
 import Foundation
 import HeedClient
 import Glibc
+public import HeedRuntime
 public import Logging
 public import ServiceLifecycle
 import Synchronization
@@ -211,21 +212,26 @@ public final class SpeechService: Service, Sendable {
     let configuration: Configuration
     let permission: ClientPermission
     let recognizers: Recognizers
+    /// The hands-free listener of `heed serve --listen`: it holds the microphone and lends it
+    /// to hand-offs.
+    let listener: Listener?
     let logger: Logger
     let emit: @Sendable (ServiceEvent) -> Void
     private let state = Mutex(State())
     private let accepting: AcceptLoop
 
-    /// Creates the service on a socket made with ``ListeningSocket/open(at:removedStale:)``.
+    /// Creates the service on a socket made with ``ListeningSocket/open(at:removedStale:)``;
+    /// with a `listener` (running beside it), hand-offs borrow its microphone.
     /// - Throws: ``ServiceSocketError`` when the wake-up pipe cannot be made.
     public init(
-        socket: ListeningSocket, configuration: Configuration, permission: ClientPermission, recognizers: Recognizers, logger: Logger,
-        emit: @escaping @Sendable (ServiceEvent) -> Void
+        socket: ListeningSocket, configuration: Configuration, permission: ClientPermission, recognizers: Recognizers,
+        listener: Listener? = nil, logger: Logger, emit: @escaping @Sendable (ServiceEvent) -> Void
     ) throws {
         self.socket = socket
         self.configuration = configuration
         self.permission = permission
         self.recognizers = recognizers
+        self.listener = listener
         self.logger = logger
         self.emit = emit
         do {

@@ -56,6 +56,7 @@ struct Listen: AsyncParsableCommand {
     @OptionGroup var intents: IntentOptions
     @OptionGroup var plugins: PluginOptions
     @OptionGroup var vocabulary: VocabularyOptions
+    @OptionGroup var handsFree: ListenerOptions
 
     @Option(help: ArgumentHelp("The ALSA capture device.", valueName: "name"))
     var device = "default"
@@ -66,59 +67,10 @@ struct Listen: AsyncParsableCommand {
     @Flag(help: "With --input: deliver the recording at the pace of real time, as a microphone would.")
     var realTime = false
 
-    @Option(name: .customLong("playback-device"), help: ArgumentHelp("The ALSA device spoken responses are played on.", valueName: "name"))
-    var playbackDevice = "default"
-
-    @Option(help: ArgumentHelp("How a command starts: always, wake, push.", valueName: "mode"))
-    var activation = "always"
-
-    @Option(
-        name: .customLong("wake-phrase"),
-        help: ArgumentHelp(
-            "The wake phrase for --activation wake (default: the config's wakePhrase, else \"hey heed\").",
-            discussion: "Heed judges the phrase before it listens and warns when it is short, a command, or made of command words.",
-            valueName: "words"))
-    var wakePhrase: String?
-
-    @Option(
-        name: .customLong("window-reject-below"),
-        help: ArgumentHelp(
-            "After the wake phrase, after a press and for answers: reject results whose confidence is below this (0–1).",
-            discussion: "Default: the confidence model's lenient point (0.2): the window already bounds false accepts. "
-                + "--reject-below sets the always-on threshold.",
-            valueName: "confidence"))
-    var windowRejectionThreshold: Double?
-
     @Flag(
         name: .customLong("check-wake-phrase"),
         help: "Judge the wake phrase against the command grammar, print why it may misfire, and exit (status 1 when it may).")
     var checkWakePhrase = false
-
-    @Option(
-        name: .customLong("wake-threshold"),
-        help: ArgumentHelp(
-            "The confidence (0–1) the wake phrase must reach: lower hears it more readily, and false wakes too.",
-            valueName: "confidence")
-    )
-    var wakeThreshold = WakePhraseSpotter.defaultThreshold
-
-    @Option(name: .customLong("end-silence"), help: ArgumentHelp("Seconds of quiet that end an utterance.", valueName: "seconds"))
-    var endSilence = Endpointer.Configuration.standard.endSilence
-
-    @Option(
-        name: .customLong("max-utterance"),
-        help: ArgumentHelp("Longer utterances are cut there and ignored as not a command.", valueName: "seconds"))
-    var maximumUtterance = Endpointer.Configuration.standard.maximumUtterance
-
-    @Option(
-        name: .customLong("command-window"),
-        help: ArgumentHelp("Seconds after the wake phrase or a push in which the command may start.", valueName: "seconds"))
-    var commandWindow = 5.0
-
-    @Option(
-        name: .customLong("answer-timeout"),
-        help: ArgumentHelp("Seconds a question waits for an answer to start.", valueName: "seconds"))
-    var answerTimeout = 8.0
 
     @Option(
         name: .customLong("max-seconds"),
@@ -132,18 +84,7 @@ struct Listen: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard ["always", "wake", "push"].contains(activation) else {
-            throw ValidationError("--activation must be always, wake or push, not \(activation)")
-        }
-        guard endSilence > 0.1 && endSilence <= 5 else { throw ValidationError("--end-silence must be between 0.1 and 5 seconds") }
-        guard maximumUtterance >= 1 && maximumUtterance <= 60 else { throw ValidationError("--max-utterance must be between 1 and 60 seconds") }
-        guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
         if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
-        guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
-        if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
-            throw ValidationError("--window-reject-below must be between 0 and 1, not \(windowRejectionThreshold)")
-        }
-        if let wakePhrase, TextNormalizer.words(wakePhrase).isEmpty { throw ValidationError("--wake-phrase must have words") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
         if recognizer.denoise.mode(wholeRecordings: false) == .auto {
             throw ValidationError("--denoise auto judges whole recordings; heed listen takes --denoise on or off")
@@ -158,34 +99,25 @@ struct Listen: AsyncParsableCommand {
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         let settings = try plugins.configuration()
         let store = try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: settings)
-        let registered = try store.snapshot()
-        let phrase = (wakePhrase ?? settings.wakePhrase ?? "hey heed").lowercased()
-        if checkWakePhrase || activation == "wake" {
-            let judgement = try WakePhraseJudgement.judge(
-                phrase, commands: catalog.inContext([]).automaton(vocabulary: registered.terms), pronouncer: Pronouncer(dictionaryPath: recognizer.dictionary))
-            if checkWakePhrase {
-                print(json ? try jsonLine(WakePhraseReport(judgement)) : WakePhraseReport(judgement).description)
-                if !judgement.warnings.isEmpty { throw ExitCode.failure }
-                return
-            }
-            for warning in judgement.warnings { printError("heed: warning: the wake phrase \"\(phrase)\": \(warning)") }
+        if checkWakePhrase {
+            let judgement = try handsFree.judgeWakePhrase(
+                handsFree.phrase(settings), catalog: catalog, vocabulary: try store.snapshot(), recognizer: recognizer)
+            print(json ? try jsonLine(WakePhraseReport(judgement)) : WakePhraseReport(judgement).description)
+            if !judgement.warnings.isEmpty { throw ExitCode.failure }
+            return
         }
-        // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
-        let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)
-        let speechRecognizer = try recognizer.makeRecognizer(setup: setup)
         let logger = Logger(label: "heed")
 
         let source: any AudioSource
         // Held until heed listen ends: heed serve's hand-offs are refused meanwhile, and a
         // second heed listen on the device stops here.
-        let microphone = input == nil ? try Self.claimMicrophone(device) : nil
+        let microphone = input == nil ? try Self.claimMicrophone(device, owner: "heed listen") : nil
         defer { microphone?.release() }
         if let input {
             source = try FileAudioSource(path: input, realTime: realTime)
         } else {
             source = try ALSACapture(device: device)
         }
-        let speaker: (any AudioSink)? = settings.spokenResponses && !dryRun ? try ALSAPlayback(device: playbackDevice) : nil
         let authorization = try plugins.authorizationStore(configuration: settings)
         let installed = try plugins.installedPlugins()
         let dispatcher =
@@ -194,31 +126,10 @@ struct Listen: AsyncParsableCommand {
             : Dispatcher(
                 catalog: catalog, manifests: installed.manifests, duplicates: installed.duplicates, authorization: authorization,
                 vocabularyStore: store, logger: logger)
-
-        var listenerSettings = Listener.Configuration()
-        switch activation {
-        case "wake":
-            listenerSettings.activation = .wakePhrase(phrase, threshold: wakeThreshold)
-        case "push": listenerSettings.activation = .pushToTalk
-        default: listenerSettings.activation = .always
-        }
-        listenerSettings.endpointing.endSilence = endSilence
-        // The likely end must come before the end for the utterance to be decoded during the pause.
-        listenerSettings.endpointing.tentativeSilence = min(Endpointer.Configuration.standard.tentativeSilence, endSilence / 2)
-        listenerSettings.endpointing.maximumUtterance = maximumUtterance
-        listenerSettings.commandWindow = commandWindow
-        listenerSettings.answerTimeout = answerTimeout
-        listenerSettings.maximumSeconds = maximumSeconds
-        listenerSettings.spokenResponses = settings.spokenResponses
-        listenerSettings.noiseSuppression = recognizer.denoise.mode(wholeRecordings: false) == .on ? recognizer.denoise.settings : nil
-        listenerSettings.alwaysOnThreshold = recognizer.threshold()
-        listenerSettings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
-
         let printer = EventPrinter(json: json)
-        let listener = Listener(
-            source: source, recognizer: speechRecognizer, speaker: speaker, catalog: catalog, setup: setup,
-            vocabularyStore: store, dispatcher: dispatcher, authorization: authorization, configuration: listenerSettings,
-            logger: logger, emit: { printer.print($0) })
+        let listener = try handsFree.makeListener(
+            source: source, catalog: catalog, vocabulary: store, configuration: settings, recognizer: recognizer, dispatcher: dispatcher,
+            authorization: authorization, maximumSeconds: maximumSeconds, logger: logger, emit: { printer.print($0) })
 
         // Trapped before the listener starts: a push that comes early is a push, not the
         // signal's default action (ending the process).
@@ -241,12 +152,12 @@ struct Listen: AsyncParsableCommand {
 extension Listen {
     /// Claims the capture device among Heed's programs; `nil`, with a warning, when there is no
     /// runtime folder to claim it in (no XDG_RUNTIME_DIR and no /run/user/UID).
-    static func claimMicrophone(_ device: String) throws -> MicrophoneClaim? {
+    static func claimMicrophone(_ device: String, owner: String) throws -> MicrophoneClaim? {
         do {
-            return try MicrophoneClaim.take(device: device, owner: "heed listen", folder: HeedProtocol.runtimeFolder())
+            return try MicrophoneClaim.take(device: device, owner: owner, folder: HeedProtocol.runtimeFolder())
         } catch {
             guard case .unusable = error else { throw error }
-            printError("heed: warning: \(error): heed serve will not know that heed listen records from '\(device)'")
+            printError("heed: warning: \(error): other Heed programs will not know that \(owner) records from '\(device)'")
             return nil
         }
     }
@@ -269,30 +180,39 @@ struct EventPrinter: Sendable {
     func print(_ output: ListenerOutput) {
         defer { fflush(nil) }
         if json {
-            let line: String?
-            switch output {
-            case .listener(let event): line = try? jsonLine(event)
-            case .conversation(let event): line = try? jsonLine(event)
-            }
-            if let line { Swift.print(line) }
-            return
+            if let line = Self.jsonText(output) { Swift.print(line) }
+        } else if let line = Self.text(output) {
+            Swift.print(line)
         }
+    }
+
+    /// The event's JSON line.
+    static func jsonText(_ output: ListenerOutput) -> String? {
+        switch output {
+        case .listener(let event): try? jsonLine(event)
+        case .conversation(let event): try? jsonLine(event)
+        }
+    }
+
+    /// The event as a short line for people; `nil` for events people need not see.
+    static func text(_ output: ListenerOutput) -> String? {
         switch output {
         case .listener(let event):
             switch event {
-            case .listening(let mode, let source): Swift.print("listening on \(source) (\(mode)); Ctrl-C stops")
-            case .wake: Swift.print("[wake phrase]")
-            case .activated: Swift.print("[push-to-talk]")
+            case .listening(let mode, let source): "listening on \(source) (\(mode)); Ctrl-C stops"
+            case .wake: "[wake phrase]"
+            case .activated: "[push-to-talk]"
             case .final(_, let result):
-                let verdict = result.rejected ? ": not a command" : ""
-                Swift.print("heard \"\(result.text)\" (confidence \(String(format: "%.2f", result.confidence)))\(verdict)")
-            case .intent(_, let intent): Swift.print(IntentDescription(intent).text)
-            case .speech(_, let speech): Swift.print(speech.text)
-            case .vocabulary(_, let change): Swift.print("vocabulary reloaded: \(change.text ?? change.reason ?? "")")
-            default: break
+                "heard \"\(result.text)\" (confidence \(String(format: "%.2f", result.confidence)))\(result.rejected ? ": not a command" : "")"
+            case .intent(_, let intent): IntentDescription(intent).text
+            case .speech(_, let speech): speech.text
+            case .vocabulary(_, let change): "vocabulary reloaded: \(change.text ?? change.reason ?? "")"
+            case .microphoneLent(_, let appID): "[the microphone is lent to a hand-off for \(appID)]"
+            case .microphoneBack: "[the microphone is back]"
+            default: nil
             }
         case .conversation(let event):
-            if case .answer(let text?) = event { Swift.print("> \(text)") }
+            if case .answer(let text?) = event { "> \(text)" } else { nil }
         }
     }
 }

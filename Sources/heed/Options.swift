@@ -1,4 +1,5 @@
 import ArgumentParser
+import Synchronization
 import Foundation
 import HeedAudio
 import HeedCore
@@ -406,14 +407,18 @@ struct PluginOptions: ParsableArguments {
     }
 }
 
-/// Sends logs to standard error: warnings and above, or everything with `--verbose`.
+/// Sends logs to standard error: warnings and above, or everything with `--verbose`. swift-log
+/// takes one bootstrap a process: the first call decides, later ones do nothing.
 func bootstrapLogging(verbose: Bool) {
+    guard loggingBootstrapped.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = verbose ? .debug : .warning
         return handler
     }
 }
+
+private let loggingBootstrapped = Atomic<Bool>(false)
 
 /// Where registered vocabulary (`heed vocab`) is read from.
 struct VocabularyOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeedAudio
 import HeedClient
 import HeedCore
 import HeedIntents
@@ -55,8 +56,14 @@ struct Serve: AsyncParsableCommand {
             heed auth speech-recognition grant org.heed.wyoming. Listen on loopback unless other \
             machines must connect: Wyoming has no authentication or encryption.
 
-            Not built yet: asking the user by voice, and dispatching intents to plugins over the \
-            local API.
+            With --listen, the service is also the hands-free listener of heed listen (the same \
+            options: --activation, --wake-phrase, ...): it holds --device for as long as it runs \
+            (a separate heed listen is refused), carries spoken commands to the plugins of \
+            authorized apps, lends the microphone to a hand-off between commands, and, with no \
+            terminal and no notification server, asks a client's permission question by voice \
+            ("yes" or "no"). SIGUSR1 is push-to-talk.
+
+            Not built yet: dispatching intents to plugins over the local API.
 
             Examples:
               heed serve --no-microphone
@@ -64,6 +71,7 @@ struct Serve: AsyncParsableCommand {
               heed auth speech-recognition grant org.heed.example-client
               heed-client-example transcribe examples/audio/set_a_timer_for_5_minutes.wav
               heed serve --no-microphone --wyoming tcp://127.0.0.1:10300
+              heed serve --listen --activation wake
             Under systemd: contrib/systemd/heed-serve.service (Type=notify: it says READY=1 when \
             it accepts connections) and heed-serve.socket (socket activation: systemd holds the \
             socket, the service starts when a program first connects and serves on that socket).
@@ -120,17 +128,20 @@ struct Serve: AsyncParsableCommand {
             valueName: "n"))
     var idleDecoders = 2
 
-    @Option(
-        name: .customLong("wake-threshold"),
-        help: ArgumentHelp(
-            "The confidence (0–1) the wake phrase (the config's wakePhrase, else \"hey heed\") must reach for a Wyoming detection.",
-            valueName: "confidence"))
-    var wakeThreshold = WakePhraseSpotter.defaultThreshold
-
     @Flag(
         name: .customLong("no-wyoming-partial-results"),
         help: "Send Wyoming peers the final transcript only, without transcript-start/-chunk/-stop (saves the second decoder per stream).")
     var noWyomingPartialResults = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Also listen hands-free for spoken commands on --device, as heed listen does, in this process.",
+            discussion: "The listener holds the microphone; a hand-off borrows it when nobody is speaking a command, and "
+                + "a client's permission question is asked by voice when there is no terminal and no notification server."))
+    var listen = false
+
+    @OptionGroup(title: "Hands-free listening (with --listen; the wake phrase and threshold also serve Wyoming's detect)")
+    var handsFree: ListenerOptions
 
     @OptionGroup var clients: ClientFolderOptions
     @OptionGroup var plugins: PluginFolderOptions
@@ -143,7 +154,10 @@ struct Serve: AsyncParsableCommand {
         guard (1...64).contains(maximumTasks) else { throw ValidationError("--max-tasks must be between 1 and 64, not \(maximumTasks)") }
         if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
         guard (0...64).contains(idleDecoders) else { throw ValidationError("--idle-decoders must be between 0 and 64, not \(idleDecoders)") }
-        guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
+        if listen, noMicrophone { throw ValidationError("--listen needs Heed's microphone: leave out --no-microphone") }
+        if listen, recognizer.denoise.mode(wholeRecordings: false) == .auto {
+            throw ValidationError("--denoise auto judges whole recordings; with --listen give --denoise on or off")
+        }
         for uri in wyoming {
             do {
                 _ = try WyomingAddress(parsing: uri)
@@ -233,11 +247,28 @@ struct Serve: AsyncParsableCommand {
         bootstrapLogging(verbose: recognizer.verbose)
         let setup = try recognitionSetup(configuration: configuration)
         let logger = Logger(label: "heed")
-        // Questions go to the service's terminal when it has one, else to a desktop notification.
+        // One conversation with the plugins for the listener and the Wyoming door.
+        let dispatcher = listen || !doors.isEmpty ? try makeDispatcher(configuration, logger: logger) : nil
+        // The listener holds the microphone (and its claim among Heed's programs) until the service stops.
+        let microphone = listen ? try Listen.claimMicrophone(device, owner: "heed serve --listen") : nil
+        defer { microphone?.release() }
+        let listener: Listener? =
+            listen
+            ? try handsFree.makeListener(
+                source: try ALSACapture(device: device), catalog: try intents.loadCatalog(defaultIntents: ["intents"]),
+                vocabulary: try vocabulary.store(
+                    pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: configuration),
+                configuration: configuration, recognizer: recognizer, dispatcher: dispatcher,
+                authorization: configuration.authorizationStore, logger: logger, emit: { printer.print($0) })
+            : nil
+        // Questions go to the service's terminal when it has one, else to a desktop notification,
+        // else to the listener's voice.
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
             noAsk
             ? nil
-            : isatty(STDIN_FILENO) != 0 ? { @Sendable prompt in askOnTerminal(prompt.question) } : ClientPermission.notificationAsker()
+            : isatty(STDIN_FILENO) != 0
+                ? { @Sendable prompt in askOnTerminal(prompt.question) }
+                : ClientPermission.notificationAsker() ?? listener.map(ClientPermission.voiceAsker)
         let recognizers = Recognizers(setup: setup, logger: logger, idleDecoders: idleDecoders)
         let permission = ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders, ask: ask)
         let service = try SpeechService(
@@ -247,22 +278,34 @@ struct Serve: AsyncParsableCommand {
                 signalDevice: signalDevice == "none" ? nil : signalDevice),
             permission: permission,
             recognizers: recognizers,
+            listener: listener,
             logger: logger,
             emit: { printer.print($0) })
-        // Trapped before the service starts: a SIGHUP that comes early reloads, it does not end the process.
+        // Trapped before the service starts: a SIGHUP that comes early reloads, and a SIGUSR1 is
+        // a push; neither ends the process.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let command = self
         let reload = ReloadService(signals: hangups, recognizers: recognizers, printer: printer) { try command.recognitionSetup() }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reload),
         ]
-        if !doors.isEmpty {
+        var listenerService: ListenerService?
+        if let listener {
+            let running = ListenerService(listener: listener)
+            listenerService = running
+            let pushes = await UnixSignalsSequence(trapping: .sigusr1)
+            services += [
+                .init(service: running, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: PushToTalkService(listener: listener, signals: pushes)),
+            ]
+        }
+        if !doors.isEmpty, let dispatcher {
             let door = try WyomingService(
                 listeners: doors,
                 configuration: WyomingService.Configuration(
-                    version: Heed.configuration.version, wakePhrase: configuration.wakePhrase ?? "hey heed", wakeThreshold: wakeThreshold,
-                    partialResults: !noWyomingPartialResults),
-                permission: permission, recognizers: recognizers, dispatcher: try makeDispatcher(configuration, logger: logger),
+                    version: Heed.configuration.version, wakePhrase: handsFree.phrase(configuration),
+                    wakeThreshold: handsFree.wakeThreshold, partialResults: !noWyomingPartialResults),
+                permission: permission, recognizers: recognizers, dispatcher: dispatcher,
                 logger: logger, emit: { printer.print($0) })
             services.append(.init(service: door, successTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -272,6 +315,7 @@ struct Serve: AsyncParsableCommand {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+        if let failure = listenerService?.failure { throw failure }
     }
 }
 
@@ -314,6 +358,18 @@ struct ReloadService: Service {
 /// Prints the service's events: JSON lines, or short lines for people.
 struct ServeEventPrinter: Sendable {
     let json: Bool
+
+    /// Prints an event of the service's listener (`--listen`): as JSON, inside an event
+    /// `listener` (`{"event":"listener","listener":{...}}`, the object heed listen prints), so
+    /// that its kinds never mix with the service's own; for people, after "listener: ".
+    func print(_ output: ListenerOutput) {
+        defer { fflush(nil) }
+        guard json else {
+            if let line = EventPrinter.text(output) { Swift.print("listener: \(line)") }
+            return
+        }
+        if let line = EventPrinter.jsonText(output) { Swift.print(#"{"event":"listener","listener":\#(line)}"#) }
+    }
 
     func print(_ event: ServiceEvent) {
         defer { fflush(nil) }

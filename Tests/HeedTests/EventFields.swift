@@ -16,6 +16,7 @@ extension ListenerEvent {
         case .wake(_, let phrase, _): phrase
         case .speech(_, let speech): speech.text
         case .vocabulary(_, let change), .context(_, let change): change.text
+        case .microphoneLent(_, let appID): appID
         default: nil
         }
     }

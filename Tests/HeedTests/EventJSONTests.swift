@@ -46,6 +46,8 @@ struct EventJSONTests {
         (.vocabulary(time: 6, .init(reason: "the new grammar cannot be used", milliseconds: ["rebuild": 4])),
          #"{"event":"vocabulary","milliseconds":{"rebuild":4},"reason":"the new grammar cannot be used","time":6}"#),
         (.context(time: 7, .init(text: "mediaControl")), #"{"event":"context","text":"mediaControl","time":7}"#),
+        (.microphoneLent(time: 7.5, to: "org.heed.example-client"), #"{"event":"microphoneLent","text":"org.heed.example-client","time":7.5}"#),
+        (.microphoneBack(time: 7.75), #"{"event":"microphoneBack","time":7.75}"#),
         (.stopped(time: 8), #"{"event":"stopped","time":8}"#),
     ] as [(ListenerEvent, String)])
     func listenerEvents(event: ListenerEvent, json: String) throws {

@@ -1,3 +1,4 @@
+import HeedAudio
 import HeedCore
 import HeedIntents
 import HeedRuntime
@@ -105,5 +106,70 @@ import Testing
             #expect(speaker.recordings.map(\.duration) == (on ? [1.25] : []))
             #expect(speech.milliseconds?["speech"] == (on ? 1250 : nil))
         }
+    }
+
+    // MARK: Requests from the service (heed serve --listen)
+
+    /// A loan of the microphone waits for silence, hands the borrower what is said, hears none
+    /// of it, and ends when given back; the next utterance is the listener's again.
+    @Test func aLentMicrophoneHandsOnWhatIsSaidAndComesBack() async throws {
+        let log = ListenerLog()
+        let rate = AudioBuffer.recognitionSampleRate
+        let loan = MicrophoneLoan(device: "samples", borrower: "org.example.notes")
+        let box = Mutex<Listener?>(nil)
+        let received = Mutex<[Int16]>([])
+        // The first utterance is 0.8–2.0 s; lent at 0.25 s, given back at 3 s.
+        let audio = TestAudio.utterance(seed: 1) + TestAudio.utterance(seed: 2)
+        let listener = try Self.listener(
+            audio, script: [Line("pause", confidence: 0.95)], log: log,
+            actions: [
+                (rate / 4, { box.withLock { $0?.lend(loan) } }),
+                (rate * 3, {
+                    received.withLock { $0 = (try? loan.read(maximumFrames: .max)) ?? [] }
+                    loan.giveBack()
+                }),
+            ])
+        box.withLock { $0 = listener }
+        try await listener.run()
+        let events = log.listenerEvents
+        let lent = try #require(events.firstIndex { $0.event == "microphoneLent" })
+        let back = try #require(events.firstIndex { $0.event == "microphoneBack" })
+        #expect(events[lent].text == "org.example.notes")
+        #expect(lent < back)
+        #expect(!events[lent...back].contains { $0.event == "speechStarted" })
+        // The borrower got the first utterance, whole.
+        #expect(received.withLock { $0.count } >= rate * 2)
+        let finals = events.filter { $0.event == "final" }
+        #expect(finals.map(\.text) == ["pause"])
+        #expect(events.firstIndex { $0.event == "final" }.map { $0 > back } == true)
+        // After the loop, a loan finds nobody to lend: it ends at once.
+        let late = MicrophoneLoan(device: "samples", borrower: "org.example.late")
+        listener.lend(late)
+        #expect(throws: AudioError.self) { try late.read(maximumFrames: 10) }
+    }
+
+    /// A question from the service is asked between utterances and answered by voice with the
+    /// yes-or-no grammar; one asked after the loop ends gets no answer.
+    @Test func aQuestionFromTheServiceIsAnsweredByVoice() async throws {
+        let log = ListenerLog()
+        let recognizerLog = ScriptedRecognizer.Log()
+        let rate = AudioBuffer.recognitionSampleRate
+        let box = Mutex<Listener?>(nil)
+        let answer = Mutex<Bool??>(nil)
+        let listener = try Self.listener(
+            TestAudio.roomNoise(seconds: 0.5) + TestAudio.utterance(seed: 1), script: [Line("yes", confidence: 0.9)], log: log,
+            recognizerLog: recognizerLog,
+            actions: [(rate / 4, { box.withLock { $0?.askYesOrNo("May Notes use speech recognition?") { heard in answer.withLock { $0 = heard } } } })])
+        box.withLock { $0 = listener }
+        try await listener.run()
+        #expect(answer.withLock { $0 } == .some(true))
+        #expect(log.listenerEvents.contains { $0.event == "speech" && $0.text == "May Notes use speech recognition?" })
+        // The answer was heard with the turn's grammar, not the commands'.
+        #expect(recognizerLog.all.contains { $0.hasPrefix("recognize") && !$0.hasSuffix("intents") })
+        // No intent came of it.
+        #expect(!log.listenerEvents.contains { $0.intent != nil })
+        let late = Mutex<Bool??>(nil)
+        listener.askYesOrNo("Again?") { heard in late.withLock { $0 = heard } }
+        #expect(late.withLock { $0 } == .some(nil))
     }
 }

@@ -1,0 +1,133 @@
+import ArgumentParser
+import HeedAudio
+import HeedCore
+import HeedIntents
+import HeedPlugins
+import HeedRuntime
+import HeedSpeech
+import HeedState
+import Logging
+
+/// How the hands-free listener behaves: `heed listen`, and `heed serve --listen`.
+struct ListenerOptions: ParsableArguments {
+    @Option(name: .customLong("playback-device"), help: ArgumentHelp("The ALSA device spoken responses are played on.", valueName: "name"))
+    var playbackDevice = "default"
+
+    @Option(help: ArgumentHelp("How a command starts: always, wake, push.", valueName: "mode"))
+    var activation = "always"
+
+    @Option(
+        name: .customLong("wake-phrase"),
+        help: ArgumentHelp(
+            "The wake phrase for --activation wake (default: the config's wakePhrase, else \"hey heed\").",
+            discussion: "Heed judges the phrase before it listens and warns when it is short, a command, or made of command words.",
+            valueName: "words"))
+    var wakePhrase: String?
+
+    @Option(
+        name: .customLong("window-reject-below"),
+        help: ArgumentHelp(
+            "After the wake phrase, after a press and for answers: reject results whose confidence is below this (0–1).",
+            discussion: "Default: the confidence model's lenient point (0.2): the window already bounds false accepts. "
+                + "--reject-below sets the always-on threshold.",
+            valueName: "confidence"))
+    var windowRejectionThreshold: Double?
+
+    @Option(
+        name: .customLong("wake-threshold"),
+        help: ArgumentHelp(
+            "The confidence (0–1) the wake phrase must reach: lower hears it more readily, and false wakes too.",
+            valueName: "confidence")
+    )
+    var wakeThreshold = WakePhraseSpotter.defaultThreshold
+
+    @Option(name: .customLong("end-silence"), help: ArgumentHelp("Seconds of quiet that end an utterance.", valueName: "seconds"))
+    var endSilence = Endpointer.Configuration.standard.endSilence
+
+    @Option(
+        name: .customLong("max-utterance"),
+        help: ArgumentHelp("Longer utterances are cut there and ignored as not a command.", valueName: "seconds"))
+    var maximumUtterance = Endpointer.Configuration.standard.maximumUtterance
+
+    @Option(
+        name: .customLong("command-window"),
+        help: ArgumentHelp("Seconds after the wake phrase or a push in which the command may start.", valueName: "seconds"))
+    var commandWindow = 5.0
+
+    @Option(
+        name: .customLong("answer-timeout"),
+        help: ArgumentHelp("Seconds a question waits for an answer to start.", valueName: "seconds"))
+    var answerTimeout = 8.0
+
+    func validate() throws {
+        guard ["always", "wake", "push"].contains(activation) else {
+            throw ValidationError("--activation must be always, wake or push, not \(activation)")
+        }
+        guard endSilence > 0.1 && endSilence <= 5 else { throw ValidationError("--end-silence must be between 0.1 and 5 seconds") }
+        guard maximumUtterance >= 1 && maximumUtterance <= 60 else { throw ValidationError("--max-utterance must be between 1 and 60 seconds") }
+        guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
+        guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
+        if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
+            throw ValidationError("--window-reject-below must be between 0 and 1, not \(windowRejectionThreshold)")
+        }
+        if let wakePhrase, TextNormalizer.words(wakePhrase).isEmpty { throw ValidationError("--wake-phrase must have words") }
+    }
+
+    /// The wake phrase: `--wake-phrase`, else the config's, else "hey heed".
+    func phrase(_ configuration: HeedConfiguration) -> String {
+        (wakePhrase ?? configuration.wakePhrase ?? "hey heed").lowercased()
+    }
+
+    /// Judges the wake phrase against the command grammar (`heed listen --check-wake-phrase`,
+    /// and a warning before wake listening).
+    func judgeWakePhrase(
+        _ phrase: String, catalog: IntentCatalog, vocabulary: VocabularySnapshot, recognizer: RecognizerOptions
+    ) throws -> WakePhraseJudgement {
+        try WakePhraseJudgement.judge(
+            phrase, commands: catalog.inContext([]).automaton(vocabulary: vocabulary.terms),
+            pronouncer: Pronouncer(dictionaryPath: recognizer.dictionary))
+    }
+
+    /// A listener on `source`, with the command grammar of the catalog without its contextual
+    /// intents (they join while something they are for is going on); warns of a weak wake phrase.
+    ///
+    /// - Parameters:
+    ///   - dispatcher: carries intents to plugins; `nil` only reports them.
+    ///   - maximumSeconds: stop after this much audio (`nil`: until stopped).
+    func makeListener(
+        source: sending any AudioSource, catalog: IntentCatalog, vocabulary store: VocabularyStore, configuration: HeedConfiguration,
+        recognizer: RecognizerOptions, dispatcher: Dispatcher?, authorization: AuthorizationStore, maximumSeconds: Double? = nil,
+        logger: Logger, emit: @escaping @Sendable (ListenerOutput) -> Void
+    ) throws -> Listener {
+        let registered = try store.snapshot()
+        var settings = Listener.Configuration()
+        switch activation {
+        case "wake":
+            let phrase = phrase(configuration)
+            let judgement = try judgeWakePhrase(phrase, catalog: catalog, vocabulary: registered, recognizer: recognizer)
+            for warning in judgement.warnings { printError("heed: warning: the wake phrase \"\(phrase)\": \(warning)") }
+            settings.activation = .wakePhrase(phrase, threshold: wakeThreshold)
+        case "push": settings.activation = .pushToTalk
+        default: settings.activation = .always
+        }
+        settings.endpointing.endSilence = endSilence
+        // The likely end must come before the end for the utterance to be decoded during the pause.
+        settings.endpointing.tentativeSilence = min(Endpointer.Configuration.standard.tentativeSilence, endSilence / 2)
+        settings.endpointing.maximumUtterance = maximumUtterance
+        settings.commandWindow = commandWindow
+        settings.answerTimeout = answerTimeout
+        settings.maximumSeconds = maximumSeconds
+        settings.spokenResponses = configuration.spokenResponses
+        settings.noiseSuppression = recognizer.denoise.mode(wholeRecordings: false) == .on ? recognizer.denoise.settings : nil
+        settings.alwaysOnThreshold = recognizer.threshold()
+        settings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
+
+        // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
+        let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)
+        let speaker: (any AudioSink)? = configuration.spokenResponses && dispatcher != nil ? try ALSAPlayback(device: playbackDevice) : nil
+        return Listener(
+            source: source, recognizer: try recognizer.makeRecognizer(setup: setup), speaker: speaker, catalog: catalog, setup: setup,
+            vocabularyStore: store, dispatcher: dispatcher, authorization: authorization, configuration: settings,
+            logger: logger, emit: emit)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import HeedAudio
+import HeedCore
+import Testing
+
+/// `heed serve --listen`: the service is the hands-free listener too, the one owner of the
+/// microphone. The real service process and the real example client; Heed's microphone is the
+/// real ALSA code path, ALSA's `file` plugin reading a FIFO that the test speaks into at its own
+/// pace (room noise between what is said, as a room has).
+@Suite(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"), .serialized)
+struct ServeListenTests {
+    /// The room: what the service's microphone hears, written into its FIFO.
+    final class Room {
+        private let writer: FileHandle
+
+        /// Opens the FIFO for writing once the service has opened its microphone; fails when
+        /// the service ends first or takes more than `limit` seconds.
+        init(fifo: URL, service: ServeTests.Service, limit: Double = 120) throws {
+            let end = Date().addingTimeInterval(limit)
+            while true {
+                // Without a reader a non-blocking open fails (ENXIO) instead of waiting.
+                let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                if descriptor >= 0 {
+                    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                    writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+                    return
+                }
+                guard service.process.isRunning, Date() < end else {
+                    throw ServeTests.ServeTestError("the service never opened its microphone: \(service.errorOutput)")
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+
+        func say(_ samples: [Int16]) {
+            var bytes = Data(capacity: samples.count * 2)
+            for sample in samples { bytes.append(le: UInt16(bitPattern: sample)) }
+            writer.write(bytes)
+        }
+
+        /// Room noise a quarter of a second at a time until `condition` holds (the listener
+        /// notices a request only while it hears something); `false` after `limit` seconds.
+        func quiet(until condition: () -> Bool, limit: Double = 60) -> Bool {
+            let end = Date().addingTimeInterval(limit)
+            while Date() < end {
+                if condition() { return true }
+                say(ListenCommandTests.silence(0.25))
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return condition()
+        }
+
+        func close() { try? writer.close() }
+    }
+
+    /// A service with `--listen` on a FIFO microphone, its room open, the listener listening.
+    static func start(_ microphone: DictationServeTests.Microphone) throws -> (ServeTests.Service, Room) {
+        let fifo = microphone.home.url.appendingPathComponent("in.raw")
+        try FileManager.default.removeItem(at: fifo)
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let service = try ServeTests.Service(
+            microphone.setup, extra: ["--device", "default", "--listen", "--signal-device", "none"], microphone: true,
+            environment: microphone.environment)
+        let room = try Room(fifo: fifo, service: service)
+        room.say(ListenCommandTests.silence(1))
+        try service.waitListening()
+        #expect(service.wait(for: #""listener":{"event":"listening""#))
+        return (service, room)
+    }
+
+    /// The example client, started in the background with this service's runtime folder.
+    static func startClient(_ microphone: DictationServeTests.Microphone, _ arguments: [String]) throws -> (Process, Pipe) {
+        let client = Process()
+        client.executableURL = ServeTests.clientBinary
+        client.arguments = ["--socket", microphone.setup.socket] + arguments
+        client.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": microphone.runtime.path]) { $1 }
+        let output = Pipe()
+        client.standardOutput = output
+        client.standardError = output
+        try client.run()
+        return (client, output)
+    }
+
+    static func finish(_ client: (Process, Pipe)) -> (status: Int32, output: String) {
+        let text = String(decoding: client.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        client.0.waitUntilExit()
+        return (client.0.terminationStatus, text)
+    }
+
+    /// A person saying "yes" (Speech Commands: real speech).
+    static func realWord(_ word: String) throws -> [Int16]? {
+        guard let corpora = Fixtures.corpora else { return nil }
+        let folder = URL(fileURLWithPath: corpora).appendingPathComponent("speech_commands_v001_sample/wav/\(word)")
+        guard let file = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().first(where: { $0.hasSuffix(".wav") })
+        else { return nil }
+        return try AudioFile.read(folder.appendingPathComponent(file).path).samples
+    }
+
+    /// With no terminal and no notification server, a notDetermined client's question is put by
+    /// voice: the listener shows it with the client's usage description, hears a person's "yes",
+    /// and the answer is remembered.
+    @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora (Speech Commands) for a person saying yes"))
+    func aClientsQuestionIsAskedAndAnsweredByVoice() throws {
+        let microphone = try DictationServeTests.Microphone(hearing: [])
+        let yes = try #require(try Self.realWord("yes"))
+        let (service, room) = try Self.start(microphone)
+        defer {
+            room.close()
+            _ = service.stop()
+        }
+        let client = try Self.startClient(microphone, ["authorize"])
+        #expect(room.quiet(until: { service.events.contains(#""event":"speech""#) }), "no question: \(service.events)")
+        let question = try #require(
+            ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.first { $0["event"] as? String == "speech" })
+        #expect((question["text"] as? String)?.contains("Transcribes what you give it.") == true, "\(question)")
+        room.say(ListenCommandTests.silence(0.5) + yes)
+        #expect(room.quiet(until: { !client.0.isRunning }))
+        let answered = Self.finish(client)
+        #expect(answered.status == 0, "\(answered.output)")
+        #expect(answered.output.contains("authorized"), "\(answered.output)")
+        // Remembered: the next request is not asked again.
+        #expect(try microphone.setup.auth("status").output.contains("authorized"))
+        let again = try microphone.client(["authorize"])
+        #expect(again.status == 0, "\(again.error)")
+        // The listener reads its FIFO until the room closes: only then does it see the stop.
+        room.close()
+        #expect(service.stop() == 0)
+    }
+
+    /// Nobody answers: the question ends after the answer timeout, and the client is told it is
+    /// still notDetermined and how to decide.
+    @Test func aQuestionNobodyAnswersLeavesTheClientUndecided() throws {
+        let microphone = try DictationServeTests.Microphone(hearing: [])
+        let (service, room) = try Self.start(microphone)
+        defer {
+            room.close()
+            _ = service.stop()
+        }
+        let client = try Self.startClient(microphone, ["authorize"])
+        // Eight seconds of answer timeout, twice over for the second asking: room noise only.
+        #expect(room.quiet(until: { !client.0.isRunning }, limit: 120))
+        let answered = Self.finish(client)
+        #expect(answered.status == 1)
+        #expect(answered.output.contains("notDetermined") && answered.output.contains("heed auth speech-recognition grant"), "\(answered.output)")
+        #expect(service.events.contains(#""event":"speech""#))
+        // The listener reads its FIFO until the room closes: only then does it see the stop.
+        room.close()
+        #expect(service.stop() == 0)
+    }
+
+    /// The listener holds the device: a separate heed listen is refused; a hand-off borrows the
+    /// microphone between commands, gets the sentence, and gives it back; the listener hears the
+    /// next command.
+    @Test func aHandoffBorrowsTheListenersMicrophone() throws {
+        let microphone = try DictationServeTests.Microphone(hearing: [])
+        #expect(try microphone.setup.auth("grant").status == 0)
+        let (service, room) = try Self.start(microphone)
+        defer {
+            room.close()
+            _ = service.stop()
+        }
+        let home = ListenCommandTests.Home(existing: microphone.home, environment: ["XDG_RUNTIME_DIR": microphone.runtime.path])
+        let refused = try home.heed(["listen", "--device", "default", "--dry-run"])
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("heed serve --listen"), "\(refused.error)")
+
+        let client = try Self.startClient(microphone, ["dictate", "--handoff"])
+        #expect(room.quiet(until: { service.events.contains(#""event":"microphoneLent""#) }), "\(service.events)")
+        room.say(try DictationServeTests.spokenSentence())
+        #expect(room.quiet(until: { !client.0.isRunning }))
+        let dictated = Self.finish(client)
+        #expect(dictated.status == 0, "\(dictated.output)")
+        #expect(DictationServeTests.lastLine(dictated.output).hasPrefix("He might even have been made"), "\(dictated.output)")
+        #expect(room.quiet(until: { service.events.contains(#""event":"microphoneBack""#) }))
+        // The sentence was the hand-off's: the listener heard none of it.
+        let heardBefore = ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.filter {
+            $0["event"] as? String == "speechStarted"
+        }
+        #expect(heardBefore.isEmpty, "\(service.events)")
+
+        room.say(try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/pause.wav").path).samples + ListenCommandTests.silence(1))
+        #expect(room.quiet(until: { service.events.contains(#""isFinal":true"#) }), "\(service.events)")
+        let final = try #require(
+            ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.first { $0["event"] as? String == "final" })
+        // Heard as "pause" or "pause it" (the recording's noise floor decides): the same intent.
+        #expect((final["text"] as? String)?.hasPrefix("pause") == true, "\(final)")
+        // The listener reads its FIFO until the room closes: only then does it see the stop.
+        room.close()
+        #expect(service.stop() == 0)
+    }
+}
