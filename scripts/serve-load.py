@@ -15,7 +15,8 @@ is identified by its executable) and its permission granted. Then:
   `final`. Reported: transcripts equal to --expect; the latency from sending `finish` to
   receiving `final` (p50, p95, max); the service's own final-decode time from its `final` log
   events (p50, p95) and the latency beyond it (p95 minus p95); the seconds of audio between a
-  task's partial results (median, max); the service's CPU per second of audio and peak RSS.
+  task's partial results (median, max); how many tasks' last partial result was the final text;
+  the service's CPU per second of audio and peak RSS.
 
 Prints one JSON object a line. Nothing is mocked: the service, its decoders and the socket are
 the ones users get. Needs only Python's standard library.
@@ -75,7 +76,7 @@ def percentile(values, share):
 async def stream(number, round_):
     reader, writer = await asyncio.open_unix_connection(socket_path, limit=1 << 21)
     task = f"{number}-{round_}"
-    partials, sent = [], {}
+    partials, partial_texts, sent = [], [], {}
     started = time.monotonic()
 
     async def receive():
@@ -88,6 +89,7 @@ async def stream(number, round_):
             message = json.loads(line)
             if message.get("type") == "partial":
                 partials.append(time.monotonic() - started)
+                partial_texts.append(message.get("transcription", ""))
             elif message.get("type") == "final":
                 return (time.monotonic() - sent["finish"]) * 1000, message.get("transcription", "")
             elif message.get("type") == "error":
@@ -107,7 +109,7 @@ async def stream(number, round_):
     await writer.drain()
     final = await receiving
     writer.close()
-    return final, partials
+    return final, partials, partial_texts[-1] if partial_texts else None
 
 async def clients(count):
     results = []
@@ -127,15 +129,17 @@ for count in stream_counts:
     results = asyncio.run(clients(count))
     time.sleep(0.2)  # the last `final` log events
     cpu = cpu_seconds() - before
-    latencies = [final[0] for final, _ in results if final[0] is not None]
-    gaps = [b - a for _, partials in results for a, b in zip(partials, partials[1:])]
-    texts = sorted({final[1] for final, _ in results})
+    latencies = [final[0] for final, _, _ in results if final[0] is not None]
+    gaps = [b - a for _, partials, _ in results for a, b in zip(partials, partials[1:])]
+    texts = sorted({final[1] for final, _, _ in results})
     report = {
         "streams": count, "rounds": args.rounds, "utterances": len(results),
-        "correct": sum(1 for final, _ in results if final[1] == args.expect), "texts": texts,
+        "correct": sum(1 for final, _, _ in results if final[1] == args.expect), "texts": texts,
         "latency_ms": {"p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95), "max": percentile(latencies, 1)},
         "server_decoding_ms": {"p50": percentile(decode_ms, 0.5), "p95": percentile(decode_ms, 0.95)},
-        "partials_per_utterance": round(sum(len(p) for _, p in results) / len(results), 1),
+        "partials_per_utterance": round(sum(len(p) for _, p, _ in results) / len(results), 1),
+        "last_partial_equals_final": sum(1 for final, _, last in results if last is not None and last == final[1]),
+        "last_partials": sorted({last or "" for _, _, last in results}),
         "seconds_between_partials": {"median": round(statistics.median(gaps), 3) if gaps else None,
                                      "max": round(max(gaps), 3) if gaps else None},
         "server_cpu_seconds_per_audio_second": round(cpu / (audio_seconds * len(results)), 3),

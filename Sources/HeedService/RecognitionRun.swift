@@ -363,12 +363,12 @@ final class RecognitionRun: @unchecked Sendable {
     }
 }
 
-/// Partial results from the decoder's live search: a new one at most every 250 ms of audio,
-/// and only when the hypothesis changed.
+/// Partial results from the decoder's live search: one every 250 ms of audio once something is
+/// heard, the same text again when nothing changed (as Apple's partial results keep coming: a
+/// client sees that the task is alive).
 package struct PartialResults {
     let recognizer: PocketSphinxRecognizer
     private var pending = 0
-    private var last = ""
     private var started = false
 
     /// Partial results from a task's decoder for them; `nil` when it cannot be loaded.
@@ -402,9 +402,7 @@ package struct PartialResults {
         // audio, whatever the chunks' size.
         pending %= RecognitionRun.partialInterval
         let hypothesis = recognizer.liveHypothesis
-        guard !hypothesis.isEmpty, hypothesis != last else { return nil }
-        last = hypothesis
-        return hypothesis
+        return hypothesis.isEmpty ? nil : hypothesis
     }
 
     /// Ends live decoding.
