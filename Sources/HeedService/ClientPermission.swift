@@ -77,8 +77,9 @@ public struct ClientPermission: Sendable {
     }
 
     /// Asks by voice through the hands-free listener (`heed serve --listen`): the question is
-    /// shown, spoken when spoken responses are on, and answered "yes" or "no" when nobody is
-    /// speaking a command. No answer (silence, "cancel", a listener that stopped) leaves the
+    /// shown and spoken, and answered "yes" or "no" when nobody is speaking a command. Use it
+    /// only when the listener speaks (spoken responses on): a question nobody hears must not be
+    /// answered by whatever the room says. No answer (silence, "cancel", a listener that stopped) leaves the
     /// client `notDetermined`.
     public static func voiceAsker(_ listener: Listener) -> @Sendable (AuthorizationPrompt) -> Bool? {
         { prompt in

@@ -61,7 +61,8 @@ struct Serve: AsyncParsableCommand {
             (a separate heed listen is refused), carries spoken commands to the plugins of \
             authorized apps, lends the microphone to a hand-off between commands, and, with no \
             terminal and no notification server, asks a client's permission question by voice \
-            ("yes" or "no"). SIGUSR1 is push-to-talk.
+            ("yes" or "no") when the config's spokenResponses is true (Heed says the question). \
+            SIGUSR1 is push-to-talk.
 
             Not built yet: dispatching intents to plugins over the local API.
 
@@ -137,7 +138,7 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp(
             "Also listen hands-free for spoken commands on --device, as heed listen does, in this process.",
             discussion: "The listener holds the microphone; a hand-off borrows it when nobody is speaking a command, and "
-                + "a client's permission question is asked by voice when there is no terminal and no notification server."))
+                + "a client's permission question is asked by voice (with spokenResponses on) when there is no terminal and no notification server."))
     var listen = false
 
     @OptionGroup(title: "Hands-free listening (with --listen; the wake phrase and threshold also serve Wyoming's detect)")
@@ -262,13 +263,15 @@ struct Serve: AsyncParsableCommand {
                 authorization: configuration.authorizationStore, logger: logger, emit: { printer.print($0) })
             : nil
         // Questions go to the service's terminal when it has one, else to a desktop notification,
-        // else to the listener's voice.
+        // else to the listener's voice — only when Heed speaks (spokenResponses): a question shown
+        // in a log nobody reads, answered by whatever "yes" the room hears, would decide for the user.
         let ask: (@Sendable (AuthorizationPrompt) -> Bool?)? =
             noAsk
             ? nil
             : isatty(STDIN_FILENO) != 0
                 ? { @Sendable prompt in askOnTerminal(prompt.question) }
-                : ClientPermission.notificationAsker() ?? listener.map(ClientPermission.voiceAsker)
+                : ClientPermission.notificationAsker()
+                    ?? (configuration.spokenResponses ? listener.map(ClientPermission.voiceAsker) : nil)
         let recognizers = Recognizers(setup: setup, logger: logger, idleDecoders: idleDecoders)
         let permission = ClientPermission(store: configuration.authorizationStore, clientFolders: clients.searchFolders, ask: ask)
         let service = try SpeechService(

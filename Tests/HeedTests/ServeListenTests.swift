@@ -68,6 +68,14 @@ struct ServeListenTests {
         return (service, room)
     }
 
+    /// Turns spoken responses on in the service's config: Heed asks by voice only when it says the question.
+    static func speaking(_ microphone: DictationServeTests.Microphone) throws {
+        let config = URL(fileURLWithPath: microphone.setup.config)
+        var settings = try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any] ?? [:]
+        settings["spokenResponses"] = true
+        try JSONSerialization.data(withJSONObject: settings).write(to: config)
+    }
+
     /// The example client, started in the background with this service's runtime folder.
     static func startClient(_ microphone: DictationServeTests.Microphone, _ arguments: [String]) throws -> (Process, Pipe) {
         let client = Process()
@@ -97,12 +105,13 @@ struct ServeListenTests {
     }
 
     /// With no terminal and no notification server, a notDetermined client's question is put by
-    /// voice: the listener shows it with the client's usage description, hears a person's "yes",
-    /// and the answer is remembered.
+    /// voice: the listener says it (into the ALSA file device) with the client's usage
+    /// description, hears a person's "yes", and the answer is remembered.
     @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora (Speech Commands) for a person saying yes"))
     func aClientsQuestionIsAskedAndAnsweredByVoice() throws {
         let microphone = try DictationServeTests.Microphone(hearing: [])
         let yes = try #require(try Self.realWord("yes"))
+        try Self.speaking(microphone)
         let (service, room) = try Self.start(microphone)
         defer {
             room.close()
@@ -113,6 +122,9 @@ struct ServeListenTests {
         let question = try #require(
             ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.first { $0["event"] as? String == "speech" })
         #expect((question["text"] as? String)?.contains("Transcribes what you give it.") == true, "\(question)")
+        #expect(question["spoken"] as? Bool == true, "\(question)")
+        let played = try FileManager.default.attributesOfItem(atPath: microphone.home.output.path)[.size] as? Int ?? 0
+        #expect(played > 16_000, "the question was not played: \(played) bytes")
         room.say(ListenCommandTests.silence(0.5) + yes)
         #expect(room.quiet(until: { !client.0.isRunning }))
         let answered = Self.finish(client)
@@ -131,6 +143,7 @@ struct ServeListenTests {
     /// still notDetermined and how to decide.
     @Test func aQuestionNobodyAnswersLeavesTheClientUndecided() throws {
         let microphone = try DictationServeTests.Microphone(hearing: [])
+        try Self.speaking(microphone)
         let (service, room) = try Self.start(microphone)
         defer {
             room.close()
@@ -150,15 +163,20 @@ struct ServeListenTests {
 
     /// The listener holds the device: a separate heed listen is refused; a hand-off borrows the
     /// microphone between commands, gets the sentence, and gives it back; the listener hears the
-    /// next command.
+    /// next command. With spoken responses off, nobody is asked by voice.
     @Test func aHandoffBorrowsTheListenersMicrophone() throws {
         let microphone = try DictationServeTests.Microphone(hearing: [])
-        #expect(try microphone.setup.auth("grant").status == 0)
         let (service, room) = try Self.start(microphone)
         defer {
             room.close()
             _ = service.stop()
         }
+        // Heed does not speak: a question only shown is not asked (nothing in the room may answer it).
+        let unasked = try microphone.client(["authorize"])
+        #expect(unasked.status == 1)
+        #expect(unasked.error.contains("nobody to ask"), "\(unasked.error)")
+        #expect(!service.events.contains(#""event":"speech""#))
+        #expect(try microphone.setup.auth("grant").status == 0)
         let home = ListenCommandTests.Home(existing: microphone.home, environment: ["XDG_RUNTIME_DIR": microphone.runtime.path])
         let refused = try home.heed(["listen", "--device", "default", "--dry-run"])
         #expect(refused.status != 0)
