@@ -472,10 +472,21 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let cpuStart = threadCPUSeconds()
         utterance.append(contentsOf: chunk)
         try chunk.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
-            try decoder.process(samples, wholeUtterance: false)
+            // In pieces a live stream would bring: sphinxbase's live feature computation
+            // (`feat_s2mfc2feat_live`) crashed on seconds of audio given at once, as when the
+            // listener restarts the live pass over an utterance whose pause did not end it.
+            var start = 0
+            while start < samples.count {
+                let end = min(samples.count, start + Self.liveBlock)
+                try decoder.process(UnsafeBufferPointer(rebasing: samples[start..<end]), wholeUtterance: false)
+                start = end
+            }
         }
         utteranceCPUSeconds += threadCPUSeconds() - cpuStart
     }
+
+    /// The most samples given to the live search at once: 0.1 s.
+    static let liveBlock = AudioBuffer.recognitionSampleRate / 10
 
     /// The live utterance's best path so far (the partial hypothesis), possibly empty.
     public var liveHypothesis: String {
