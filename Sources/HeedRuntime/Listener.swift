@@ -58,8 +58,13 @@ public actor Listener {
         public var maximumSeconds: Double?
         /// The config's spoken-response service switch (`spokenResponses`).
         public var spokenResponses = false
-        /// Noise suppression on the captured audio, before the endpointer (`nil`: none).
-        public var noiseSuppression: NoiseSuppressor.Settings?
+        /// Noise suppression: `on` on the captured audio, before the endpointer; `auto` on each
+        /// utterance whose estimated SNR is below ``DenoiseMode/autoBelowDecibels``, before its
+        /// whole decode (the endpointer and the live pass hear it as captured), as `heed eval`
+        /// does for each recording; `off` none.
+        public var denoise: DenoiseMode = .off
+        /// The suppressor's settings, for `on` and `auto`.
+        public var denoiseSettings = NoiseSuppressor.Settings()
         /// The rejection threshold of always-on listening: every stretch of talk is a candidate.
         public var alwaysOnThreshold = ConfidenceModel.features.operatingPoint
         /// The rejection threshold inside a window that already bounds false accepts: after the
@@ -177,7 +182,7 @@ public actor Listener {
         self.dispatcher = dispatcher
         self.authorization = authorization
         self.configuration = configuration
-        self.suppressor = configuration.noiseSuppression.map { NoiseSuppressor(settings: $0) }
+        self.suppressor = configuration.denoise == .on ? NoiseSuppressor(settings: configuration.denoiseSettings) : nil
         self.logger = logger
         self.emit = emit
         self.endpointer = Endpointer(configuration: configuration.endpointing)
@@ -344,7 +349,7 @@ public actor Listener {
                     }
                 case .likelyEnd(let utterance):
                     guard purpose.decodes else { continue }
-                    speculative = (utterance.samples.count, try recognizer.recognize(utterance.audio))
+                    speculative = (utterance.samples.count, try recognizer.recognize(decodable(utterance.audio)))
                 case .speechResumed:
                     guard purpose.decodes, speculative != nil else { continue }
                     speculative = nil
@@ -365,14 +370,20 @@ public actor Listener {
                     if let speculative, speculative.sampleCount == utterance.samples.count {
                         result = speculative.result.judged(at: threshold(for: purpose))
                     } else {
-                        result = try recognizer.recognize(utterance.audio).judged(at: threshold(for: purpose))
+                        result = try recognizer.recognize(decodable(utterance.audio)).judged(at: threshold(for: purpose))
                     }
-                    sendFinal(result, of: utterance, ended: ended)
+                    sendFinal(result, of: utterance, decoded: utterance.audio, ended: ended)
                     return .utterance(utterance, result, ended: ended)
                 }
             }
             if streamEnded { return .over }
         }
+    }
+
+    /// An utterance as the whole decode takes it: through the noise suppressor when the mode is
+    /// `auto` and the utterance is noisy (with `on`, the captured audio was suppressed already).
+    private func decodable(_ audio: AudioBuffer) -> AudioBuffer {
+        configuration.denoise == .auto ? DenoiseMode.auto.process(audio, settings: configuration.denoiseSettings) : audio
     }
 
     /// The next chunk of audio, through the noise suppressor when there is one (it hands on
@@ -431,8 +442,8 @@ public actor Listener {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))
             let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
-            let result = try recognizer.recognize(rest).judged(at: configuration.windowThreshold)
-            sendFinal(result, of: utterance, ended: ended)
+            let result = try recognizer.recognize(decodable(rest)).judged(at: configuration.windowThreshold)
+            sendFinal(result, of: utterance, decoded: rest, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)
             return
         }
@@ -674,11 +685,18 @@ public actor Listener {
     private func send(_ event: ListenerEvent) { emit(.listener(event)) }
 
     /// Reports a final result, with how long after the end of speech it was ready.
-    private func sendFinal(_ result: RecognitionResult, of utterance: Endpointer.Utterance, ended: ContinuousClock.Instant) {
+    /// - Parameter decoded: the audio the result was decoded from (before ``decodable(_:)``):
+    ///   with `auto`, whether it was denoised is reported.
+    private func sendFinal(
+        _ result: RecognitionResult, of utterance: Endpointer.Utterance, decoded: AudioBuffer, ended: ContinuousClock.Instant
+    ) {
+        let snr = SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate)
         let final = ListenerEvent.FinalResult(
             text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
             milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
-            snrDecibels: SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 })
+            snrDecibels: snr.map { ($0 * 10).rounded() / 10 },
+            denoised: configuration.denoise == .auto
+                ? DenoiseMode.auto.applies(toSNR: SignalToNoise.estimate(decoded.samples, sampleRate: decoded.sampleRate)) : nil)
         send(.final(time: utterance.speechEnd, final))
     }
 }

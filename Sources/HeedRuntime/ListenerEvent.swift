@@ -48,9 +48,13 @@ public enum ListenerEvent: Sendable, Encodable {
         /// The utterance's estimated signal-to-noise ratio in dB (``HeedAudio/SignalToNoise``),
         /// when it is long enough to tell.
         public var snrDecibels: Double?
+        /// With `--denoise auto`: whether the utterance went through the noise suppressor before
+        /// its decode (its SNR below ``HeedAudio/DenoiseMode/autoBelowDecibels``); `nil` otherwise.
+        public var denoised: Bool?
 
         public init(
-            text: String, confidence: Double, rejected: Bool, alternatives: [String], milliseconds: [String: Double], snrDecibels: Double?
+            text: String, confidence: Double, rejected: Bool, alternatives: [String], milliseconds: [String: Double], snrDecibels: Double?,
+            denoised: Bool? = nil
         ) {
             self.text = text
             self.confidence = confidence
@@ -58,6 +62,7 @@ public enum ListenerEvent: Sendable, Encodable {
             self.alternatives = alternatives
             self.milliseconds = milliseconds
             self.snrDecibels = snrDecibels
+            self.denoised = denoised
         }
     }
 
@@ -133,6 +138,7 @@ public enum ListenerEvent: Sendable, Encodable {
 
     private enum Key: String, CodingKey {
         case event, time, text, isFinal, confidence, rejected, alternatives, mode, reason, spoken, status, intent, milliseconds, snrDecibels
+        case denoised
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -160,6 +166,7 @@ public enum ListenerEvent: Sendable, Encodable {
             try container.encode(result.alternatives, forKey: .alternatives)
             try container.encode(result.milliseconds, forKey: .milliseconds)
             try container.encodeIfPresent(result.snrDecibels, forKey: .snrDecibels)
+            try container.encodeIfPresent(result.denoised, forKey: .denoised)
         case .ignored(_, let reason, let text, let confidence):
             try container.encode(reason, forKey: .reason)
             try container.encodeIfPresent(text, forKey: .text)

@@ -86,9 +86,6 @@ struct Listen: AsyncParsableCommand {
     func validate() throws {
         if let maximumSeconds, maximumSeconds <= 0 { throw ValidationError("--max-seconds must be positive") }
         if realTime && input == nil { throw ValidationError("--real-time applies to --input only") }
-        if recognizer.denoise.mode(wholeRecordings: false) == .auto {
-            throw ValidationError("--denoise auto judges whole recordings; heed listen takes --denoise on or off")
-        }
     }
 
     func run() async throws {

@@ -118,7 +118,8 @@ struct ListenerOptions: ParsableArguments {
         settings.answerTimeout = answerTimeout
         settings.maximumSeconds = maximumSeconds
         settings.spokenResponses = configuration.spokenResponses
-        settings.noiseSuppression = recognizer.denoise.mode(wholeRecordings: false) == .on ? recognizer.denoise.settings : nil
+        settings.denoise = recognizer.denoise.mode(wholeRecordings: false)
+        settings.denoiseSettings = recognizer.denoise.settings
         settings.alwaysOnThreshold = recognizer.threshold()
         settings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
 

@@ -156,9 +156,6 @@ struct Serve: AsyncParsableCommand {
         if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
         guard (0...64).contains(idleDecoders) else { throw ValidationError("--idle-decoders must be between 0 and 64, not \(idleDecoders)") }
         if listen, noMicrophone { throw ValidationError("--listen needs Heed's microphone: leave out --no-microphone") }
-        if listen, recognizer.denoise.mode(wholeRecordings: false) == .auto {
-            throw ValidationError("--denoise auto judges whole recordings; with --listen give --denoise on or off")
-        }
         for uri in wyoming {
             do {
                 _ = try WyomingAddress(parsing: uri)
