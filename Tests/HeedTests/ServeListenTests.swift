@@ -53,8 +53,15 @@ struct ServeListenTests {
         func close() { try? writer.close() }
     }
 
-    /// A service with `--listen` on a FIFO microphone, its room open, the listener listening.
-    static func start(_ microphone: DictationServeTests.Microphone) throws -> (ServeTests.Service, Room) {
+    /// A service with `--listen` on a FIFO microphone, its room open, the listener listening;
+    /// `speaking`: spoken responses on (Heed asks by voice only when it says the question).
+    static func start(_ microphone: DictationServeTests.Microphone, speaking: Bool = false) throws -> (ServeTests.Service, Room) {
+        if speaking {
+            let config = URL(fileURLWithPath: microphone.setup.config)
+            var settings = try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any] ?? [:]
+            settings["spokenResponses"] = true
+            try JSONSerialization.data(withJSONObject: settings).write(to: config)
+        }
         let fifo = microphone.home.url.appendingPathComponent("in.raw")
         try FileManager.default.removeItem(at: fifo)
         #expect(mkfifo(fifo.path, 0o600) == 0)
@@ -68,14 +75,6 @@ struct ServeListenTests {
         return (service, room)
     }
 
-    /// Turns spoken responses on in the service's config: Heed asks by voice only when it says the question.
-    static func speaking(_ microphone: DictationServeTests.Microphone) throws {
-        let config = URL(fileURLWithPath: microphone.setup.config)
-        var settings = try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any] ?? [:]
-        settings["spokenResponses"] = true
-        try JSONSerialization.data(withJSONObject: settings).write(to: config)
-    }
-
     /// The example client, started in the background with this service's runtime folder.
     static func startClient(_ microphone: DictationServeTests.Microphone, _ arguments: [String]) throws -> (Process, Pipe) {
         let client = Process()
@@ -87,6 +86,11 @@ struct ServeListenTests {
         client.standardError = output
         try client.run()
         return (client, output)
+    }
+
+    /// The events of the service's listener (`{"event":"listener","listener":{...}}`).
+    static func listenerEvents(_ service: ServeTests.Service) -> [[String: Any]] {
+        ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }
     }
 
     static func finish(_ client: (Process, Pipe)) -> (status: Int32, output: String) {
@@ -111,8 +115,7 @@ struct ServeListenTests {
     func aClientsQuestionIsAskedAndAnsweredByVoice() throws {
         let microphone = try DictationServeTests.Microphone(hearing: [])
         let yes = try #require(try Self.realWord("yes"))
-        try Self.speaking(microphone)
-        let (service, room) = try Self.start(microphone)
+        let (service, room) = try Self.start(microphone, speaking: true)
         defer {
             room.close()
             _ = service.stop()
@@ -120,7 +123,7 @@ struct ServeListenTests {
         let client = try Self.startClient(microphone, ["authorize"])
         #expect(room.quiet(until: { service.events.contains(#""event":"speech""#) }), "no question: \(service.events)")
         let question = try #require(
-            ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.first { $0["event"] as? String == "speech" })
+            Self.listenerEvents(service).first { $0["event"] as? String == "speech" })
         #expect((question["text"] as? String)?.contains("Transcribes what you give it.") == true, "\(question)")
         #expect(question["spoken"] as? Bool == true, "\(question)")
         let played = try FileManager.default.attributesOfItem(atPath: microphone.home.output.path)[.size] as? Int ?? 0
@@ -143,8 +146,7 @@ struct ServeListenTests {
     /// still notDetermined and how to decide.
     @Test func aQuestionNobodyAnswersLeavesTheClientUndecided() throws {
         let microphone = try DictationServeTests.Microphone(hearing: [])
-        try Self.speaking(microphone)
-        let (service, room) = try Self.start(microphone)
+        let (service, room) = try Self.start(microphone, speaking: true)
         defer {
             room.close()
             _ = service.stop()
@@ -191,7 +193,7 @@ struct ServeListenTests {
         #expect(DictationServeTests.lastLine(dictated.output).hasPrefix("He might even have been made"), "\(dictated.output)")
         #expect(room.quiet(until: { service.events.contains(#""event":"microphoneBack""#) }))
         // The sentence was the hand-off's: the listener heard none of it.
-        let heardBefore = ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.filter {
+        let heardBefore = Self.listenerEvents(service).filter {
             $0["event"] as? String == "speechStarted"
         }
         #expect(heardBefore.isEmpty, "\(service.events)")
@@ -199,7 +201,7 @@ struct ServeListenTests {
         room.say(try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/pause.wav").path).samples + ListenCommandTests.silence(1))
         #expect(room.quiet(until: { service.events.contains(#""isFinal":true"#) }), "\(service.events)")
         let final = try #require(
-            ServeTests.lines(service.events).compactMap { $0["listener"] as? [String: Any] }.first { $0["event"] as? String == "final" })
+            Self.listenerEvents(service).first { $0["event"] as? String == "final" })
         // Heard as "pause" or "pause it" (the recording's noise floor decides): the same intent.
         #expect((final["text"] as? String)?.hasPrefix("pause") == true, "\(final)")
         // The listener reads its FIFO until the room closes: only then does it see the stop.
