@@ -86,7 +86,7 @@ final class PluginConnection: Sendable {
 
         let processIdentifier: pid_t
         do {
-            processIdentifier = try spawn(
+            processIdentifier = try ChildProcess.spawn(
                 executableURL, arguments: arguments, environment: environment, input: sockets[1], output: output[1],
                 error: errorOutput[1])
         } catch {
@@ -115,60 +115,6 @@ final class PluginConnection: Sendable {
         errorThread.name = "heed-plugin-err \(appID)"
         errorThread.start()
         return connection
-    }
-
-    /// Starts `executable` with `posix_spawn` as the leader of a new process group, its standard
-    /// input, output and error on the given descriptors and Heed's environment with `environment` on top.
-    ///
-    /// A process group of its own lets Heed end whatever the plugin started (``waitForTermination()``
-    /// kills the group when the plugin ends). `posix_spawn` rather than Foundation's `Process`,
-    /// which also opens sockets of its own in Heed for every launch.
-    /// - Returns: The process id.
-    /// - Throws: `POSIXError` with the spawn's error (`ENOENT`, `EACCES`, …).
-    private static func spawn(
-        _ executable: URL, arguments: [String], environment: [String: String], input: Int32, output: Int32, error: Int32
-    ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_adddup2(&actions, input, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, error, 2)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        // The child starts with the default signal dispositions and nothing blocked, whatever Heed set.
-        var defaults = sigset_t()
-        var none = sigset_t()
-        sigfillset(&defaults)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var variables = ProcessInfo.processInfo.environment
-        variables.merge(environment) { $1 }
-        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var processIdentifier: pid_t = 0
-        // "Text file busy": some process still holds the executable open for writing. That is
-        // usually brief — a package manager or editor finishing the file, or a child forked by
-        // another thread of this process at the moment the file was written, which keeps the
-        // descriptor until it runs its own program — so Heed tries again for up to about a second.
-        var status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
-        var retries = 0
-        while status == ETXTBSY, retries < 14 {
-            retries += 1
-            usleep(useconds_t(10_000 * retries))
-            status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
-        }
-        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
-        return processIdentifier
     }
 
     /// Waits (on its own thread) for the plugin to end, then kills what is left of its process

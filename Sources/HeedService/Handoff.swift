@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedClient
 import HeedCore
+import HeedPlugins
 import HeedState
 import HeedRuntime
 import Logging
@@ -125,14 +126,9 @@ final class Handoff: Sendable {
             log("no notify-send on PATH: no desktop notification")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: notifySend)
-        process.arguments = ["--app-name=Heed", "Heed is listening", "Dictating for \(displayName): speak, then pause."]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try ChildProcess.launch(
+                URL(fileURLWithPath: notifySend), arguments: ["--app-name=Heed", "Heed is listening", "Dictating for \(displayName): speak, then pause."])
         } catch {
             log("notify-send failed: \(error)")
         }
@@ -181,15 +177,9 @@ final class Handoff: Sendable {
     /// naming the result file.
     func runCallback() {
         guard let callback, let program = callback.first else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = Array(callback.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(["HEED_DICTATION_RESULT": resultFile.path]) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try ChildProcess.launch(
+                URL(fileURLWithPath: program), arguments: Array(callback.dropFirst()), environment: ["HEED_DICTATION_RESULT": resultFile.path])
             log("ran the callback of \(appID)", state: "callback")
         } catch {
             log("the callback \(program) of \(appID) did not start: \(error)", state: "callback")

@@ -156,6 +156,9 @@ struct DictationServeTests {
         #expect(notification.contains("Heed is listening") && notification.contains("Example"), "\(notification)")
         #expect(service.events.contains("\"state\":\"recording\"") && service.events.contains("\"milliseconds\""))
         #expect(!service.events.contains("amiable"), "the log never holds what was said")
+        // Starting notify-send opened no network socket in Heed (Foundation's Process opened two
+        // UDP sockets on 127.0.0.1 for every program it started).
+        #expect(Fixtures.internetSockets(of: service.process.processIdentifier) == 0)
         #expect(service.stop() == 0)
     }
 

@@ -17,6 +17,28 @@ enum Fixtures {
         FileManager.default.fileExists(atPath: model + "/mdef")
         && FileManager.default.fileExists(atPath: testData + "/cards/001.wav")
 
+    /// How many AF_INET or AF_INET6 sockets process `pid` holds open: its descriptors'
+    /// `socket:[INODE]` links matched against the kernel's tables in `/proc/PID/net`.
+    static func internetSockets(of pid: Int32) -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let inodes = Set(descriptors.compactMap { name -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)"),
+                target.hasPrefix("socket:[")
+            else { return nil }
+            return String(target.dropFirst("socket:[".count).dropLast())
+        })
+        var count = 0
+        for table in ["tcp", "tcp6", "udp", "udp6", "raw", "raw6"] {
+            let lines = ((try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
+            // The inode is the tenth column.
+            count += lines.filter { line in
+                let columns = line.split(separator: " ")
+                return columns.count > 9 && inodes.contains(String(columns[9]))
+            }.count
+        }
+        return count
+    }
+
     /// The shared corpora: `HEED_CORPORA`, or `../shared/corpora` beside the checkout.
     static let corpora: String? = {
         let candidates: [String?] = [

@@ -1,0 +1,77 @@
+package import Foundation
+import Glibc
+
+/// Child processes of Heed: plugins, and the programs `heed serve` runs for a hand-off
+/// (`notify-send`, a client's callback). One way to start them, `posix_spawn`.
+package enum ChildProcess {
+    /// Starts `executable` with `posix_spawn` as the leader of a new process group, its standard
+    /// input, output and error on the given descriptors and Heed's environment with `environment` on top.
+    ///
+    /// A process group of its own lets Heed end whatever a plugin started (the plugin's connection
+    /// kills the group when the plugin ends). `posix_spawn` rather than Foundation's `Process`,
+    /// which opens two AF_INET UDP sockets in Heed for every launch (seen with
+    /// `strace -f -e trace=socket`): Heed keeps to Unix sockets unless a Wyoming TCP door is asked for.
+    /// - Returns: The process id.
+    /// - Throws: `POSIXError` with the spawn's error (`ENOENT`, `EACCES`, …).
+    static func spawn(
+        _ executable: URL, arguments: [String], environment: [String: String], input: Int32, output: Int32, error: Int32
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, error, 2)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        // The child starts with the default signal dispositions and nothing blocked, whatever Heed set.
+        var defaults = sigset_t()
+        var none = sigset_t()
+        sigfillset(&defaults)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var processIdentifier: pid_t = 0
+        // "Text file busy": some process still holds the executable open for writing. That is
+        // usually brief — a package manager or editor finishing the file, or a child forked by
+        // another thread of this process at the moment the file was written, which keeps the
+        // descriptor until it runs its own program — so Heed tries again for up to about a second.
+        var status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
+        var retries = 0
+        while status == ETXTBSY, retries < 14 {
+            retries += 1
+            usleep(useconds_t(10_000 * retries))
+            status = posix_spawn(&processIdentifier, executable.path, &actions, &attributes, argv, envp)
+        }
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
+        return processIdentifier
+    }
+
+    /// Starts `executable` with its standard input, output and error on `/dev/null`, and reaps
+    /// it on a thread of its own when it ends: for programs whose output nobody reads.
+    /// - Throws: `POSIXError` when it cannot be started.
+    package static func launch(_ executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(null) }
+        let processIdentifier = try spawn(executable, arguments: arguments, environment: environment, input: null, output: null, error: null)
+        let reaper = Thread {
+            var status: Int32 = 0
+            while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
+        }
+        reaper.name = "heed reap \(executable.lastPathComponent)"
+        reaper.start()
+    }
+}
