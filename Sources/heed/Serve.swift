@@ -141,7 +141,7 @@ struct Serve: AsyncParsableCommand {
                 + "a client's permission question is asked by voice (with spokenResponses on) when there is no terminal and no notification server."))
     var listen = false
 
-    @OptionGroup(title: "Hands-free listening (with --listen; the wake phrase and threshold also serve Wyoming's detect)")
+    @OptionGroup(title: "Hands-free listening (with --listen; the wake phrase also for Wyoming)")
     var handsFree: ListenerOptions
 
     @OptionGroup var clients: ClientFolderOptions
