@@ -58,10 +58,11 @@ public actor Listener {
         public var maximumSeconds: Double?
         /// The config's spoken-response service switch (`spokenResponses`).
         public var spokenResponses = false
-        /// Noise suppression: `on` on the captured audio, before the endpointer; `auto` on each
-        /// utterance whose estimated SNR is below ``DenoiseMode/autoBelowDecibels``, before its
-        /// whole decode (the endpointer and the live pass hear it as captured), as `heed eval`
-        /// does for each recording; `off` none.
+        /// Noise suppression of each utterance before its whole decode: `on` always, `auto` when
+        /// its estimated SNR is below ``DenoiseMode/autoBelowDecibels`` (as `heed eval` does for
+        /// each recording), `off` never. The endpointer and the live pass hear the audio as
+        /// captured: suppressing the captured stream itself broke the endpointer in steady noise
+        /// (docs/MEASUREMENTS.md, "The listener in kitchen noise").
         public var denoise: DenoiseMode = .off
         /// The suppressor's settings, for `on` and `auto`.
         public var denoiseSettings = NoiseSuppressor.Settings()
@@ -102,7 +103,6 @@ public actor Listener {
     private var presses = 0
     private var lastVocabularyCheck = 0.0
     private var streamEnded = false
-    private let suppressor: NoiseSuppressor?
 
     private final class Signals: Sendable {
         let stop = Atomic<Bool>(false)
@@ -182,7 +182,6 @@ public actor Listener {
         self.dispatcher = dispatcher
         self.authorization = authorization
         self.configuration = configuration
-        self.suppressor = configuration.denoise == .on ? NoiseSuppressor(settings: configuration.denoiseSettings) : nil
         self.logger = logger
         self.emit = emit
         self.endpointer = Endpointer(configuration: configuration.endpointing)
@@ -380,18 +379,14 @@ public actor Listener {
         }
     }
 
-    /// An utterance as the whole decode takes it: through the noise suppressor when the mode is
-    /// `auto` and the utterance is noisy (with `on`, the captured audio was suppressed already).
+    /// An utterance as the whole decode takes it: through the noise suppressor when the mode says so.
     private func decodable(_ audio: AudioBuffer) -> AudioBuffer {
-        configuration.denoise == .auto ? DenoiseMode.auto.process(audio, settings: configuration.denoiseSettings) : audio
+        configuration.denoise == .off ? audio : configuration.denoise.process(audio, settings: configuration.denoiseSettings)
     }
 
-    /// The next chunk of audio, through the noise suppressor when there is one (it hands on
-    /// whole 10 ms frames, so a chunk may come out a little shorter or longer). Empty at the end.
+    /// The next chunk of audio; empty at the end.
     private func readChunk() throws -> [Int16] {
-        let chunk = try source.read(maximumFrames: 1024)
-        guard let suppressor else { return chunk }
-        return chunk.isEmpty ? suppressor.flush() : suppressor.process(chunk)
+        try source.read(maximumFrames: 1024)
     }
 
     /// Reads audio, keeping the noise floor current, until push-to-talk is pressed.
@@ -686,7 +681,7 @@ public actor Listener {
 
     /// Reports a final result, with how long after the end of speech it was ready.
     /// - Parameter decoded: the audio the result was decoded from (before ``decodable(_:)``):
-    ///   with `auto`, whether it was denoised is reported.
+    ///   whether it was denoised is reported unless denoising is off.
     private func sendFinal(
         _ result: RecognitionResult, of utterance: Endpointer.Utterance, decoded: AudioBuffer, ended: ContinuousClock.Instant
     ) {
@@ -695,8 +690,8 @@ public actor Listener {
             text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
             milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
             snrDecibels: snr.map { ($0 * 10).rounded() / 10 },
-            denoised: configuration.denoise == .auto
-                ? DenoiseMode.auto.applies(toSNR: SignalToNoise.estimate(decoded.samples, sampleRate: decoded.sampleRate)) : nil)
+            denoised: configuration.denoise == .off
+                ? nil : configuration.denoise.applies(toSNR: SignalToNoise.estimate(decoded.samples, sampleRate: decoded.sampleRate)))
         send(.final(time: utterance.speechEnd, final))
     }
 }

@@ -20,9 +20,8 @@ struct DenoiseOptions: ParsableArguments {
         help: ArgumentHelp(
             "Noise suppression before recognition: off, on, or auto (when the recording's estimated SNR is below 23 dB).",
             discussion: """
-                Default: auto for recordings (heed recognize, heed eval), off for heed listen. heed listen's on suppresses \
-                the captured stream (in steady noise it breaks the endpointer); its auto suppresses each noisy utterance \
-                before its whole decode. \
+                Default: auto for recordings (heed recognize, heed eval), off for heed listen, which suppresses each \
+                utterance (on) or each noisy one (auto) before its whole decode. \
                 On the kitchen-noise curve auto was never worse than off and up to 6.5 points better (docs/MEASUREMENTS.md).
                 """,
             valueName: "off|on|auto"))

@@ -139,14 +139,16 @@ struct ListenCommandTests {
         #expect(Self.said(events, "handle").isEmpty)
     }
 
-    /// The noise suppressor in the capture path: a command in steady noise is still heard.
-    @Test func theNoiseSuppressorRunsInTheCapturePath() throws {
+    /// The noise suppressor before each utterance's decode: a command in steady noise is still
+    /// heard, and the final says it was suppressed.
+    @Test func theNoiseSuppressorRunsBeforeEachDecode() throws {
         var generator = SeededGenerator(seed: 17)
         var input = Self.silence(1) + (try Speech.utterance("set a timer for ten minutes")) + Self.silence(2)
         for index in input.indices { input[index] = input[index] &+ Int16.random(in: -300...300, using: &generator) }
         let home = try Home(input: input)
         let events = try home.listen(["--dry-run", "--denoise", "on", "--reject-below", "0.3"])
         #expect(Self.said(events, "final").first?["text"] as? String == "set a timer for ten minutes", "\(events)")
+        #expect(Self.said(events, "final").first?["denoised"] as? Bool == true, "\(events)")
         // The final result says how noisy the utterance was.
         let snr = try #require(Self.said(events, "final").first?["snrDecibels"] as? Double, "\(events)")
         #expect((0...60).contains(snr))
