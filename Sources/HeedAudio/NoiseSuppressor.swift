@@ -136,9 +136,10 @@ public enum DenoiseMode: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// A whole recording through the front end: denoised when the mode says so for its SNR.
-    public func process(_ audio: AudioBuffer, settings: NoiseSuppressor.Settings = .init()) -> AudioBuffer {
-        applies(toSNR: SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate))
-            ? NoiseSuppressor.denoise(audio, settings: settings) : audio
+    /// A whole recording through the front end: denoised when the mode says so for its SNR
+    /// (`off` does not estimate it), and whether it was.
+    public func process(_ audio: AudioBuffer, settings: NoiseSuppressor.Settings = .init()) -> (audio: AudioBuffer, denoised: Bool) {
+        guard self != .off, applies(toSNR: SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate)) else { return (audio, false) }
+        return (NoiseSuppressor.denoise(audio, settings: settings), true)
     }
 }

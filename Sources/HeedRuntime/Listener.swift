@@ -306,7 +306,7 @@ public actor Listener {
     /// end-of-speech silence is only what is left of the decoding.
     private func nextUtterance(_ purpose: Purpose, timeout: Double?) throws -> Heard {
         let started = endpointer.position
-        var speculative: (sampleCount: Int, result: RecognitionResult)?
+        var speculative: (sampleCount: Int, result: RecognitionResult, denoised: Bool?)?
         var lastPartial = ""
         var lastPartialTime = -Double.infinity
         while true {
@@ -348,7 +348,8 @@ public actor Listener {
                     }
                 case .likelyEnd(let utterance):
                     guard purpose.decodes else { continue }
-                    speculative = (utterance.samples.count, try recognizer.recognize(decodable(utterance.audio)))
+                    let decoded = decodable(utterance.audio)
+                    speculative = (utterance.samples.count, try recognizer.recognize(decoded.audio), decoded.denoised)
                 case .speechResumed:
                     guard purpose.decodes, speculative != nil else { continue }
                     speculative = nil
@@ -366,12 +367,16 @@ public actor Listener {
                     }
                     guard purpose.decodes else { return .utterance(utterance, nil, ended: ended) }
                     let result: RecognitionResult
+                    let denoised: Bool?
                     if let speculative, speculative.sampleCount == utterance.samples.count {
                         result = speculative.result.judged(at: threshold(for: purpose))
+                        denoised = speculative.denoised
                     } else {
-                        result = try recognizer.recognize(decodable(utterance.audio)).judged(at: threshold(for: purpose))
+                        let decoded = decodable(utterance.audio)
+                        result = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
+                        denoised = decoded.denoised
                     }
-                    sendFinal(result, of: utterance, decoded: utterance.audio, ended: ended)
+                    sendFinal(result, of: utterance, denoised: denoised, ended: ended)
                     return .utterance(utterance, result, ended: ended)
                 }
             }
@@ -379,13 +384,15 @@ public actor Listener {
         }
     }
 
-    /// An utterance as the whole decode takes it: through the noise suppressor when the mode says so.
-    private func decodable(_ audio: AudioBuffer) -> AudioBuffer {
-        configuration.denoise == .off ? audio : configuration.denoise.process(audio, settings: configuration.denoiseSettings)
+    /// An utterance as the whole decode takes it (through the noise suppressor when the mode says
+    /// so), and whether it was suppressed: `nil` when suppression is off.
+    private func decodable(_ audio: AudioBuffer) -> (audio: AudioBuffer, denoised: Bool?) {
+        let decoded = configuration.denoise.process(audio, settings: configuration.denoiseSettings)
+        return (decoded.audio, configuration.denoise == .off ? nil : decoded.denoised)
     }
 
     /// The next chunk of audio; empty at the end.
-    private func readChunk() throws -> [Int16] {
+    private func readChunk() throws(AudioError) -> [Int16] {
         try source.read(maximumFrames: 1024)
     }
 
@@ -437,8 +444,9 @@ public actor Listener {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))
             let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
-            let result = try recognizer.recognize(decodable(rest)).judged(at: configuration.windowThreshold)
-            sendFinal(result, of: utterance, decoded: rest, ended: ended)
+            let decoded = decodable(rest)
+            let result = try recognizer.recognize(decoded.audio).judged(at: configuration.windowThreshold)
+            sendFinal(result, of: utterance, denoised: decoded.denoised, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)
             return
         }
@@ -481,7 +489,7 @@ public actor Listener {
             }
             let chunk: [Int16]
             do {
-                chunk = try source.read(maximumFrames: 1024)
+                chunk = try readChunk()
             } catch {
                 loan.end(error)
                 throw error
@@ -680,18 +688,13 @@ public actor Listener {
     private func send(_ event: ListenerEvent) { emit(.listener(event)) }
 
     /// Reports a final result, with how long after the end of speech it was ready.
-    /// - Parameter decoded: the audio the result was decoded from (before ``decodable(_:)``):
-    ///   whether it was denoised is reported unless denoising is off.
-    private func sendFinal(
-        _ result: RecognitionResult, of utterance: Endpointer.Utterance, decoded: AudioBuffer, ended: ContinuousClock.Instant
-    ) {
-        let snr = SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate)
+    /// - Parameter denoised: whether the decoded audio went through the noise suppressor (`nil`: suppression is off).
+    private func sendFinal(_ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, ended: ContinuousClock.Instant) {
         let final = ListenerEvent.FinalResult(
             text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
             milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
-            snrDecibels: snr.map { ($0 * 10).rounded() / 10 },
-            denoised: configuration.denoise == .off
-                ? nil : configuration.denoise.applies(toSNR: SignalToNoise.estimate(decoded.samples, sampleRate: decoded.sampleRate)))
+            snrDecibels: SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 },
+            denoised: denoised)
         send(.final(time: utterance.speechEnd, final))
     }
 }

@@ -204,7 +204,7 @@ public final class Recognizers: Sendable {
     package func finalResult(_ samples: [Int16], with lease: Lease) throws(RecognizerError) -> HeedCore.RecognitionResult {
         let setup = setup
         let audio = setup.denoise.process(
-            AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings)
+            AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings).audio
         return try lease.recognizer.recognize(audio)
     }
 

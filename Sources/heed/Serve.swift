@@ -200,12 +200,20 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Loads the intents and the registered vocabulary and compiles the grammar: at the start
-    /// (with the `configuration` the command read), and again on SIGHUP (reading it anew).
-    func recognitionSetup(configuration: HeedConfiguration? = nil) throws -> Recognizers.Setup {
-        let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
-        let registered = try vocabulary.snapshot(
-            pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: try configuration ?? state.configuration())
+    /// Loads the intents and the registered vocabulary anew and compiles the grammar (SIGHUP).
+    func reloadedSetup() throws -> Recognizers.Setup {
+        try recognitionSetup(
+            catalog: try intents.loadCatalog(defaultIntents: ["intents"]),
+            vocabulary: try vocabularyStore(configuration: try state.configuration()).snapshot())
+    }
+
+    /// The registered vocabulary of the installed apps.
+    func vocabularyStore(configuration: HeedConfiguration) throws -> VocabularyStore {
+        try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: configuration)
+    }
+
+    /// The grammars and decoder settings of the service's tasks, from the intents and the registered vocabulary.
+    func recognitionSetup(catalog: IntentCatalog, vocabulary registered: VocabularySnapshot) throws -> Recognizers.Setup {
         let intents = try recognizer.setup(catalog, vocabulary: registered)
         return Recognizers.Setup(
             intents: intents,
@@ -243,19 +251,26 @@ struct Serve: AsyncParsableCommand {
         on listening: ListeningSocket, wyoming doors: [WyomingListener], configuration: HeedConfiguration, printer: ServeEventPrinter
     ) async throws {
         bootstrapLogging(verbose: recognizer.verbose)
-        let setup = try recognitionSetup(configuration: configuration)
+        // Read once here for the tasks, the listener and the plugins; SIGHUP reads them anew for the tasks.
+        let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
+        let store = try vocabularyStore(configuration: configuration)
+        let setup = try recognitionSetup(catalog: catalog, vocabulary: try store.snapshot())
         let logger = Logger(label: "heed")
         // One conversation with the plugins for the listener and the Wyoming door.
-        let dispatcher = listen || !doors.isEmpty ? try makeDispatcher(configuration, logger: logger) : nil
+        var dispatcher: Dispatcher?
+        if listen || !doors.isEmpty {
+            let installed = try plugins.installedPlugins()
+            dispatcher = Dispatcher(
+                catalog: catalog, manifests: installed.manifests, duplicates: installed.duplicates,
+                authorization: configuration.authorizationStore, vocabularyStore: store, logger: logger)
+        }
         // The listener holds the microphone (and its claim among Heed's programs) until the service stops.
         let microphone = listen ? try Listen.claimMicrophone(device, owner: "heed serve --listen") : nil
         defer { microphone?.release() }
         let listener: Listener? =
             listen
             ? try handsFree.makeListener(
-                source: try ALSACapture(device: device), catalog: try intents.loadCatalog(defaultIntents: ["intents"]),
-                vocabulary: try vocabulary.store(
-                    pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: configuration),
+                source: try ALSACapture(device: device), catalog: catalog, vocabulary: store,
                 configuration: configuration, recognizer: recognizer, dispatcher: dispatcher,
                 authorization: configuration.authorizationStore, logger: logger, emit: { printer.print($0) })
             : nil
@@ -285,7 +300,7 @@ struct Serve: AsyncParsableCommand {
         // a push; neither ends the process.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let command = self
-        let reload = ReloadService(signals: hangups, recognizers: recognizers, printer: printer) { try command.recognitionSetup() }
+        let reload = ReloadService(signals: hangups, recognizers: recognizers, printer: printer) { try command.reloadedSetup() }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: reload),
         ]
@@ -316,20 +331,6 @@ struct Serve: AsyncParsableCommand {
                 logger: logger))
         try await group.run()
         if let failure = listenerService?.failure { throw failure }
-    }
-}
-
-extension Serve {
-    /// The conversation with plugins for the Wyoming door's `transcript` requests: the installed
-    /// plugins, dispatched to only when the user authorized their app (`heed auth grant`).
-    func makeDispatcher(_ configuration: HeedConfiguration, logger: Logger) throws -> Dispatcher {
-        let installed = try plugins.installedPlugins()
-        return Dispatcher(
-            catalog: try intents.loadCatalog(defaultIntents: ["intents"]), manifests: installed.manifests,
-            duplicates: installed.duplicates, authorization: configuration.authorizationStore,
-            vocabularyStore: try vocabulary.store(
-                pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: configuration),
-            logger: logger)
     }
 }
 
