@@ -245,6 +245,9 @@ struct ServeTests {
         #expect(firstPartial < finalIndex)
         #expect(lines[firstPartial]["isFinal"] as? Bool == false)
         #expect(lines[finalIndex]["transcription"] as? String == "set a timer for five minutes")
+        // One partial result every 250 ms of audio once something is heard, changed or not: the
+        // recording's 2.92 s give 11 (10 when the first quarter second is still silent).
+        #expect(types.filter { $0 == "partial" }.count >= 10, "\(types)")
         let states = lines.compactMap { $0["state"] as? String }
         #expect(states == ["starting", "running", "finishing", "completed"])
 
