@@ -13,6 +13,8 @@ public struct Grammar: Sendable, Hashable {
     public var name: String
     /// The grammar itself.
     public let source: Source
+    /// Vocabulary types the word graph says as a loop of phones (``OpenSlot``), with their terms.
+    public var openSlots: [OpenSlot] = []
 
     /// Creates a grammar from JSGF text; all public rules are accepted.
     public init(name: String, jsgf: String) {

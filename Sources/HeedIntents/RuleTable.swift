@@ -16,7 +16,12 @@ struct RuleTable {
     ///   - intents: The intents whose slots get rules.
     ///   - vocabulary: Terms by vocabulary type; a type without terms accepts only its fallback cases.
     ///   - symbolicVocabulary: Stand for each vocabulary type by one pseudo-word `{type}` instead of its terms (conflict checks).
-    init(rules: [LoadedRule], intents: [IntentDefinition], vocabulary: [String: [String]], symbolicVocabulary: Bool) {
+    ///   - openTypes: Vocabulary types said as a loop of phone pseudo-words instead of their terms
+    ///     (``OpenSlot``; the recognizer's grammar only).
+    init(
+        rules: [LoadedRule], intents: [IntentDefinition], vocabulary: [String: [String]], symbolicVocabulary: Bool,
+        openTypes: Set<String> = []
+    ) {
         for rule in rules { expansions[rule.symbol] = rule.expansion }
         for intent in intents {
             for parameter in intent.parameters {
@@ -29,7 +34,10 @@ struct RuleTable {
                 case .vocabulary(let type, let fallback):
                     let vocabularyRule = Self.vocabularyRuleName(type)
                     if expansions[vocabularyRule] == nil {
-                        expansions[vocabularyRule] = Self.vocabularyExpansion(type: type, terms: vocabulary[type] ?? [], symbolic: symbolicVocabulary)
+                        expansions[vocabularyRule] =
+                            openTypes.contains(type)
+                            ? Self.phoneLoop(type: type)
+                            : Self.vocabularyExpansion(type: type, terms: vocabulary[type] ?? [], symbolic: symbolicVocabulary)
                     }
                     body = .choice([.rule(vocabularyRule, parameter.location)] + Self.synonymExpansions(fallback, at: parameter.location))
                 case .phrase:
@@ -63,6 +71,13 @@ struct RuleTable {
                 .sequence(synonym.split(separator: " ").map { .word(String($0), location) })
             }
         }
+    }
+
+    /// One phone or more, each the pseudo-word ``OpenSlot/phoneWord(_:type:)``.
+    private static func phoneLoop(type: String) -> Expansion {
+        let location = SourceLocation(path: "vocabulary:\(type)", line: 0, column: 0)
+        let phones = ModelPhones.speech.map { Expansion.word(OpenSlot.phoneWord($0, type: type), location) }
+        return .repeated(.choice(phones), atLeastOnce: true, location)
     }
 
     private static func vocabularyExpansion(type: String, terms: [String], symbolic: Bool) -> Expansion {

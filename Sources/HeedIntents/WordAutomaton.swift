@@ -169,11 +169,13 @@ extension IntentCatalog {
     /// It accepts the sentences ``grammar(vocabulary:)`` and ``parser(vocabulary:)`` accept, built from the
     /// same rule table and token graph; see ``WordAutomaton`` for the few differences (integer ranges are
     /// spelled out, the empty sentence is left out). Load it as the recognizer's FSG instead of the JSGF text.
-    /// - Parameter vocabulary: Registered terms by vocabulary type, as for ``grammar(vocabulary:)``.
+    /// - Parameters:
+    ///   - vocabulary: Registered terms by vocabulary type, as for ``grammar(vocabulary:)``.
+    ///   - openTypes: Vocabulary types to say as a loop of phones instead of their terms (``OpenSlot``).
     /// - Returns: The minimal deterministic automaton, or the nondeterministic one without null arcs when
     ///   determinizing passes ``WordAutomaton/determinizedStateLimit`` states.
-    public func automaton(vocabulary: [String: [String]] = [:]) -> WordAutomaton {
-        var table = RuleTable(rules: rules, intents: intents, vocabulary: vocabulary, symbolicVocabulary: false)
+    public func automaton(vocabulary: [String: [String]] = [:], openTypes: Set<String> = []) -> WordAutomaton {
+        var table = RuleTable(rules: rules, intents: intents, vocabulary: vocabulary, symbolicVocabulary: false, openTypes: openTypes)
         let ranges = IntegerRanges(intents: intents, rules: table)
         for (name, expansion) in ranges.rules { table.define(name, as: expansion) }
         let graph = TokenGraph(intents: intents, rules: table) { parameter, intent in

@@ -74,13 +74,19 @@ extension IntentCatalog {
         dictionaryPath: String = PocketSphinxRecognizer.Configuration.default.dictionaryPath,
         additionalPronunciations: [String: [String]] = [:]
     ) throws -> Grammar {
-        let automaton = automaton(vocabulary: vocabulary)
+        let openSlots = Self.openSlots(vocabulary)
+        let automaton = automaton(vocabulary: vocabulary, openTypes: Set(openSlots.map(\.type)))
+        let openWords = Set(openSlots.flatMap { $0.terms.joined() })
         let missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(
-            automaton.words,
+            automaton.words.filter { OpenSlot.parse($0) == nil } + openWords.sorted(),
             dictionaryPath: dictionaryPath,
             additionalPronunciations: additionalPronunciations
         )
-        guard !missing.isEmpty else { return Grammar(name: "intents", wordGraph: automaton.wordGraph) }
+        guard !missing.isEmpty else {
+            var grammar = Grammar(name: "intents", wordGraph: automaton.wordGraph)
+            grammar.openSlots = openSlots
+            return grammar
+        }
         // Only to say where each word comes from: the JSGF compiler keeps the words' locations.
         let compiled = grammar(vocabulary: vocabulary)
         if let first = missing.compactMap({ word in compiled.words[word].map { (word, $0) } }).min(by: { $0.1 < $1.1 }) {
@@ -95,5 +101,12 @@ extension IntentCatalog {
             .reference, "no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))",
             at: SourceLocation(path: dictionaryPath, line: 1, column: 1))
     }
-}
 
+    /// The vocabulary types with at least ``OpenSlot/minimumTerms`` terms, as open slots.
+    static func openSlots(_ vocabulary: [String: [String]]) -> [OpenSlot] {
+        vocabulary.filter { $0.value.count >= OpenSlot.minimumTerms }.sorted { $0.key < $1.key }.map { type, terms in
+            var seen: Set<[String]> = []
+            return OpenSlot(type: type, terms: terms.map(TextNormalizer.words).filter { !$0.isEmpty && seen.insert($0).inserted })
+        }
+    }
+}

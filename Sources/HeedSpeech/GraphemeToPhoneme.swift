@@ -73,10 +73,7 @@ public struct PronunciationError: Error, CustomStringConvertible, Sendable {
 /// espeak-ng 1.51); every call is serialised by one lock, because espeak-ng is not thread-safe.
 public enum GraphemeToPhoneme {
     /// The phones of the en-us model: the 39 CMU phones and `SIL`.
-    public static let phoneSet: Set<String> = [
-        "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH", "IH", "IY", "JH",
-        "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH", "UW", "V", "W", "Y", "Z", "ZH", "SIL",
-    ]
+    public static let phoneSet = Set(ModelPhones.speech + ["SIL"])
 
     /// Checks and splits explicit ARPAbet phones ("Z IH R T EH K"); case and stress digits are ignored
     /// ("ih1" is `IH`).

@@ -64,6 +64,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     private static let phoneLoopSearch = "heed_phone_loop"
     private static let alignmentSearch = "heed_alignment"
+    private static let openSlotSearch = "heed_open_slot"
     /// PocketSphinx computes 100 feature frames a second.
     private static let framesPerSecond = 100.0
 
@@ -234,7 +235,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             } catch {
                 throw Self.withLog(error, log.takeRecentErrors())
             }
-            return LoadedGrammar(name: grammar.name, finiteState: compiled)
+            let openSlots = grammar.wordGraph.flatMap { graph in
+                grammar.openSlots.isEmpty ? nil : OpenSlotSearch(slots: grammar.openSlots, graph: graph, pronunciation: decoder.pronunciation(of:))
+            }
+            return LoadedGrammar(name: grammar.name, finiteState: compiled, openSlots: openSlots)
         }
     }
 
@@ -259,8 +263,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             return compiled
         case .wordGraph(let graph):
             let words = Set(graph.arcs.map(\.word)).filter { !Self.isFiller($0) }
-            try lexicon.add(words, to: decoder, source: grammar.name)
-            return decoder.finiteStateGrammar(graph, name: grammar.name, alternates: lexicon.alternates(of: words))
+            // An open slot's phone words are said as their phone; its terms' words are needed
+            // by the second pass (``OpenSlotSearch``).
+            let phoneWords = words.filter { OpenSlot.parse($0) != nil }
+            for word in phoneWords { lexicon.additional[word] = [OpenSlot.parse(word)!.phone] }
+            try lexicon.add(words.union(grammar.openSlots.flatMap { $0.terms.joined() }), to: decoder, source: grammar.name)
+            return decoder.finiteStateGrammar(
+                graph, name: grammar.name, alternates: lexicon.alternates(of: words),
+                probability: OpenSlotSearch.arcProbability(in: graph))
         }
     }
 
@@ -405,6 +415,21 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     private func result(best: [RawSegment], lastWords: String?, cpuStart: Double, live: Bool = false) throws(RecognizerError)
         -> RecognitionResult
     {
+        var (best, lastWords, live) = (best, lastWords, live)
+        if let openSlots = grammar.openSlots {
+            // Without a whole sentence, what the search had heard at the last frame.
+            let sentence = decoder.hypothesis() != nil
+            let heard = (sentence ? best.map(\.word) : (lastWords ?? "").split(separator: " ").map(String.init))
+                .filter { !Self.isFiller($0) }.map(Self.baseWord)
+            if OpenSlotSearch.saysSlot(heard) {
+                // The grammar pass heard phones in a slot: decode again with the closest terms there.
+                let graph = openSlots.secondPass(after: heard, sentence: sentence)
+                let search = decoder.finiteStateGrammar(graph, name: Self.openSlotSearch, alternates: lexicon.alternates(of: Set(graph.arcs.map(\.word))))
+                try decoder.addSearch(search, name: Self.openSlotSearch)
+                best = try decode(search: Self.openSlotSearch, lastWords: &lastWords)
+                live = false
+            }
+        }
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
         var words = best.filter { !Self.isFiller($0.word) }
@@ -492,7 +517,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     public var liveHypothesis: String {
         guard liveUtterance else { return "" }
         let words = (decoder.hypothesis()?.text ?? "").split(separator: " ").map(String.init)
-        return words.filter { !Self.isFiller($0) }.map(Self.baseWord).joined(separator: " ")
+        return words.filter { !Self.isFiller($0) && OpenSlot.parse($0) == nil }.map(Self.baseWord).joined(separator: " ")
     }
 
     /// Ends live decoding and returns its result: the words the live search found while the
@@ -663,12 +688,15 @@ private struct LoadedGrammar {
     var name: String
     /// The compiled grammar; `nil` for dictation's language model.
     var finiteState: FiniteStateGrammar?
+    /// The terms of its open slots, when it has any.
+    var openSlots: OpenSlotSearch? = nil
 
     var isDictation: Bool { finiteState == nil }
 
     /// Whether the grammar accepts this word sequence; a language model accepts every one.
     func accepts(_ words: [String]) -> Bool {
-        finiteState?.accepts(words) ?? true
+        guard let finiteState else { return true }
+        return finiteState.accepts(words) || openSlots?.accepts(words) == true
     }
 }
 

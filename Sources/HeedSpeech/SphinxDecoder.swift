@@ -117,9 +117,13 @@ final class SphinxDecoder {
     /// state is also drawn into it. All transitions have probability 1, so no sentence is
     /// penalised for how many others the grammar allows.
     /// The corresponding C functions are `fsg_model_init`, `fsg_model_word_add` and `fsg_model_trans_add`.
-    /// - Parameter alternates: word → the names of its other pronunciations (`read(2)`), drawn
-    ///   as arcs beside the word's.
-    func finiteStateGrammar(_ graph: WordGraph, name: String, alternates: [String: [String]] = [:]) -> FiniteStateGrammar {
+    /// - Parameters:
+    ///   - alternates: word → the names of its other pronunciations (`read(2)`), drawn
+    ///     as arcs beside the word's.
+    ///   - probability: The probability of taking an arc, for arcs that are not to be free.
+    func finiteStateGrammar(
+        _ graph: WordGraph, name: String, alternates: [String: [String]] = [:], probability: (WordGraph.Arc) -> Double = { _ in 1 }
+    ) -> FiniteStateGrammar {
         let languageWeight = Float(cmd_ln_float_r(ps_get_config(raw), "-lw"))
         let final = Int32(graph.stateCount)
         guard let model = fsg_model_init(name, ps_get_logmath(raw), languageWeight, final + 1) else {
@@ -134,17 +138,19 @@ final class SphinxDecoder {
             wordIDs[word] = id
             return id
         }
-        var transitions: [(from: Int32, to: Int32, word: Int32)] = []
+        var transitions: [(from: Int32, to: Int32, logProbability: Int32, word: Int32)] = []
         for arc in graph.arcs {
+            let chance = probability(arc)
+            let logProbability = chance == 1 ? 0 : Int32(Float(logmath_log(ps_get_logmath(raw), chance)) * languageWeight)
             for word in [arc.word] + (alternates[arc.word] ?? []) {
                 let word = id(word)
-                transitions.append((Int32(arc.from), Int32(arc.to), word))
-                if graph.finals.contains(arc.to) { transitions.append((Int32(arc.from), final, word)) }
+                transitions.append((Int32(arc.from), Int32(arc.to), logProbability, word))
+                if graph.finals.contains(arc.to) { transitions.append((Int32(arc.from), final, logProbability, word)) }
             }
         }
         Self.setVocabulary(of: model, to: vocabulary)
         for transition in transitions {
-            fsg_model_trans_add(model, transition.from, transition.to, 0, transition.word)
+            fsg_model_trans_add(model, transition.from, transition.to, transition.logProbability, transition.word)
         }
         model.pointee.start_state = Int32(graph.start)
         model.pointee.final_state = final
