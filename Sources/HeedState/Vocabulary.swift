@@ -10,7 +10,7 @@ public import HeedSpeech
 /// The limits on registered vocabulary, in the spirit of SiriKit's `INVocabulary`.
 public enum VocabularyLimits {
     /// The most terms one app may register for one vocabulary type.
-    public static let maximumTermsPerType = 10_000
+    public static let maximumTermsPerType = 50_000
     /// The most characters of one term (after NFKC normalisation and collapsing white space).
     public static let maximumCharacters = 64
     /// The most spoken words of one term (after digits are spelled out: "Route 66" is three).

@@ -203,7 +203,7 @@ struct VocabularyStoreTests {
         let store = try VocabularyFixtures.store()
         let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
         let terms = (0..<VocabularyLimits.maximumTermsPerType).map { index in
-            "\(words[index % 10]) \(words[index / 10 % 10]) \(words[index / 100 % 10]) \(words[index / 1000 % 10])"
+            (0..<5).map { words[index / [1, 10, 100, 1000, 10_000][$0] % 10] }.joined(separator: " ")
         }
         #expect(try store.set(terms, type: "listItem", app: "org.heed.notes").count == VocabularyLimits.maximumTermsPerType)
         #expect(VocabularyFixtures.code { try store.add(["kilo"], type: "listItem", app: "org.heed.notes") } == .tooManyTerms)
