@@ -106,6 +106,7 @@ public enum TextNormalizer {
     /// - Parameter text: Any text.
     /// - Returns: The words, possibly none.
     public static func words(_ text: String) -> [String] {
+        if let words = plainWords(text) { return words }
         var words: [String] = []
         for token in text.lowercased().split(whereSeparator: { $0.isWhitespace }) {
             var token = Substring(token)
@@ -131,6 +132,25 @@ public enum TextNormalizer {
             if isPercent { words.append("percent") }
         }
         return words.filter { !$0.isEmpty }
+    }
+
+    /// The words of text made only of ASCII letters and spaces (most registered names), without
+    /// the Unicode character tests the general case needs; `nil` for any other text.
+    private static func plainWords(_ text: String) -> [String]? {
+        var words: [String] = []
+        var word: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): word.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte + 32)
+            case UInt8(ascii: " "):
+                if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+                word.removeAll(keepingCapacity: true)
+            default: return nil
+            }
+        }
+        if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+        return words
     }
 
     private static func spelledNumeral(_ token: Substring) -> String? {

@@ -76,9 +76,10 @@ extension IntentCatalog {
     ) throws -> Grammar {
         let openSlots = Self.openSlots(vocabulary)
         let automaton = automaton(vocabulary: vocabulary, openTypes: Set(openSlots.map(\.type)))
-        let openWords = Set(openSlots.flatMap { $0.terms.joined() })
+        // An open slot's terms come from the vocabulary store, which registers only terms it can
+        // pronounce (the recognizer checks them again when it loads them).
         let missing = try PocketSphinxRecognizer.wordsWithoutPronunciation(
-            automaton.words.filter { OpenSlot.parse($0) == nil } + openWords.sorted(),
+            automaton.words.filter { OpenSlot.parse($0) == nil },
             dictionaryPath: dictionaryPath,
             additionalPronunciations: additionalPronunciations
         )

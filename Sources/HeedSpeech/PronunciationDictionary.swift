@@ -20,7 +20,9 @@ struct PronunciationDictionary {
         } catch {
             throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(error.localizedDescription)")
         }
-        let wanted = Set(words.map { Array($0.utf8) })
+        // Words are looked up as Swift strings: one of up to 15 bytes is stored inline, so the
+        // 135,000 lines of the dictionary cost no allocation each (a byte array per line did).
+        let wanted = words
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             var lineStart = 0
             let count = bytes.count
@@ -37,7 +39,7 @@ struct PronunciationDictionary {
                 {
                     baseEnd = open
                 }
-                if baseEnd > lineStart, wanted.contains(Array(bytes[lineStart..<baseEnd])) {
+                if baseEnd > lineStart, wanted.contains(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lineStart..<baseEnd]), as: UTF8.self)) {
                     let word = String(decoding: bytes[lineStart..<wordEnd], as: UTF8.self)
                     let phones = String(decoding: bytes[wordEnd..<lineEnd], as: UTF8.self)
                         .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })

@@ -151,3 +151,19 @@ import Testing
         #expect(catalog.answerCatalog(intent: "setTimer", parameter: "nope") == nil)
     }
 }
+
+@Suite struct TextNormalizerTests {
+    /// Text of ASCII letters and spaces takes a short way; it must split as the general way does.
+    @Test(arguments: [
+        ("Road Trip Classics", ["road", "trip", "classics"]),
+        ("  two   spaces ", ["two", "spaces"]),
+        ("Route 66", ["route", "sixty", "six"]),
+        ("Don't Stop", ["don't", "stop"]),
+        ("café del mar", ["café", "del", "mar"]),
+        ("rock-n-roll", ["rock", "n", "roll"]),
+        ("", []),
+    ])
+    func wordsAreLowerCaseAndSplit(text: String, words: [String]) {
+        #expect(TextNormalizer.words(text) == words)
+    }
+}
