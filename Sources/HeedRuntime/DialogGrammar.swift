@@ -45,9 +45,14 @@ public enum DialogGrammar {
             guard let answers = catalog.answerCatalog(intent: intent, parameter: parameter) else {
                 return Grammar(name: name, wordGraph: WordGraph(phrases: cancelPhrases.map(words)))
             }
-            var graph = answers.automaton(vocabulary: vocabulary).wordGraph
+            // A large vocabulary is an open slot here too ("Which playlist?" among 10,000).
+            let openSlots = IntentCatalog.openSlots(vocabulary)
+            var graph = answers.automaton(vocabulary: vocabulary, openTypes: Set(openSlots.map(\.type))).wordGraph
             graph.addPhrases(cancelPhrases.map(words))
-            return Grammar(name: name, wordGraph: graph)
+            var grammar = Grammar(name: name, wordGraph: graph)
+            let saidTypes = Set(graph.arcs.compactMap { OpenSlot.parse($0.word)?.type })
+            grammar.openSlots = openSlots.filter { saidTypes.contains($0.type) }
+            return grammar
         }
     }
 

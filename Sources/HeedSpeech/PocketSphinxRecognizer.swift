@@ -265,8 +265,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             let words = Set(graph.arcs.map(\.word)).filter { !Self.isFiller($0) }
             // An open slot's phone words are said as their phone; its terms' words are needed
             // by the second pass (``OpenSlotSearch``).
-            let phoneWords = words.filter { OpenSlot.parse($0) != nil }
-            for word in phoneWords { lexicon.additional[word] = [OpenSlot.parse(word)!.phone] }
+            for word in words { if let (_, phone) = OpenSlot.parse(word) { lexicon.additional[word] = [phone] } }
             try lexicon.add(words.union(grammar.openSlots.flatMap { $0.terms.joined() }), to: decoder, source: grammar.name)
             return decoder.finiteStateGrammar(
                 graph, name: grammar.name, alternates: lexicon.alternates(of: words),
@@ -416,19 +415,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         -> RecognitionResult
     {
         var (best, lastWords, live) = (best, lastWords, live)
-        if let openSlots = grammar.openSlots {
-            // Without a whole sentence, what the search had heard at the last frame.
-            let sentence = decoder.hypothesis() != nil
-            let heard = (sentence ? best.map(\.word) : (lastWords ?? "").split(separator: " ").map(String.init))
-                .filter { !Self.isFiller($0) }.map(Self.baseWord)
-            if OpenSlotSearch.saysSlot(heard) {
-                // The grammar pass heard phones in a slot: decode again with the closest terms there.
-                let graph = openSlots.secondPass(after: heard, sentence: sentence)
-                let search = decoder.finiteStateGrammar(graph, name: Self.openSlotSearch, alternates: lexicon.alternates(of: Set(graph.arcs.map(\.word))))
-                try decoder.addSearch(search, name: Self.openSlotSearch)
-                best = try decode(search: Self.openSlotSearch, lastWords: &lastWords)
-                live = false
-            }
+        if let openSlots = grammar.openSlots, let second = try decodeOpenSlots(openSlots, best: best, lastWords: lastWords) {
+            // Decoded again over the buffered utterance: its frames count from the utterance's start.
+            (best, lastWords, live) = (second.best, second.lastWords, false)
         }
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
@@ -555,6 +544,24 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             let energy = slice.reduce(0.0) { $0 + Double($1) * Double($1) }
             return (energy / Double(slice.count)).squareRoot()
         }.max() ?? 0
+    }
+
+    /// The second pass of a grammar with open slots (``OpenSlotSearch``), when the first heard
+    /// phones in a slot: the utterance decoded again with the closest terms there. `nil` otherwise.
+    private func decodeOpenSlots(_ openSlots: OpenSlotSearch, best: [RawSegment], lastWords: String?) throws(RecognizerError)
+        -> (best: [RawSegment], lastWords: String?)?
+    {
+        // Without a whole sentence, what the search had heard at the last frame.
+        let sentence = decoder.hypothesis() != nil
+        let heard = (sentence ? best.map(\.word) : (lastWords ?? "").split(separator: " ").map(String.init))
+            .filter { !Self.isFiller($0) }.map(Self.baseWord)
+        guard OpenSlotSearch.saysSlot(heard) else { return nil }
+        let graph = openSlots.secondPass(after: heard, sentence: sentence)
+        let search = decoder.finiteStateGrammar(graph, name: Self.openSlotSearch, alternates: lexicon.alternates(of: Set(graph.arcs.map(\.word))))
+        try decoder.addSearch(search, name: Self.openSlotSearch)
+        var secondLastWords: String?
+        let segments = try decode(search: Self.openSlotSearch, lastWords: &secondLastWords)
+        return (segments, secondLastWords)
     }
 
     /// Aligns the utterance with exactly these words and returns the segments.

@@ -111,6 +111,16 @@ struct OpenSlotTests {
         #expect(!Set(try #require(small.grammar.wordGraph).arcs.map(\.word)).contains(OpenSlot.phoneWord("AA", type: "playlistTitle")))
     }
 
+    /// The answer to "Which playlist?" has the same open slot as the commands.
+    @Test func aDialogTurnAboutALargeTypeHasAnOpenSlot() throws {
+        let titles = try OpenSlotFixtures.titles(OpenSlot.minimumTerms)
+        let grammar = DialogGrammar.grammar(
+            for: .value(intent: "playMedia", parameter: "playlist"), catalog: try OpenSlotFixtures.catalog(),
+            vocabulary: ["playlistTitle": titles, "listItem": titles], hasPronunciation: { _ in true })
+        #expect(grammar.openSlots.map(\.type) == ["playlistTitle"])
+        #expect(try #require(grammar.wordGraph).arcs.contains { $0.word == OpenSlot.phoneWord("AA", type: "playlistTitle") })
+    }
+
     /// Real PocketSphinx: a title among 1,200 is heard in a synthesized command, and recordings of
     /// people saying other commands are heard as they are without the titles (the loop must not
     /// swallow them: with a free loop "pause" became "play" and phones, and nothing).
