@@ -104,7 +104,7 @@ extension IntentCatalog {
     }
 
     /// The vocabulary types with at least ``OpenSlot/minimumTerms`` terms, as open slots.
-    static func openSlots(_ vocabulary: [String: [String]]) -> [OpenSlot] {
+    public static func openSlots(_ vocabulary: [String: [String]]) -> [OpenSlot] {
         vocabulary.filter { $0.value.count >= OpenSlot.minimumTerms }.sorted { $0.key < $1.key }.map { type, terms in
             var seen: Set<[String]> = []
             return OpenSlot(type: type, terms: terms.map(TextNormalizer.words).filter { !$0.isEmpty && seen.insert($0).inserted })

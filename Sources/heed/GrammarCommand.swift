@@ -20,7 +20,9 @@ struct GrammarCommand: ParsableCommand {
                 With --stats, the size of what the recognizer searches instead: the word \
                 automaton's states, arcs and words, with registered vocabulary, for the grammar \
                 the listener uses when nothing is going on (no contextual intents) and with \
-                every contextual intent ("louder", "skip") active.
+                every contextual intent ("louder", "skip") active. A vocabulary type with \
+                1,000 terms or more is an open slot: a loop of phones in the grammar, its \
+                terms decoded in a second pass (docs/VOCABULARY.md).
 
                 Examples:
                   heed grammar show
@@ -66,9 +68,12 @@ struct GrammarCommand: ParsableCommand {
         var states: Int
         var arcs: Int
         var words: Int
+        /// Vocabulary types said as a phone loop (1,000 terms or more): their terms are not counted.
+        var openSlots: [String]
 
         init(context: String, catalog: IntentCatalog, vocabulary: [String: [String]]) {
-            let automaton = catalog.automaton(vocabulary: vocabulary)
+            openSlots = IntentCatalog.openSlots(vocabulary).map(\.type)
+            let automaton = catalog.automaton(vocabulary: vocabulary, openTypes: Set(openSlots))
             self.context = context
             intents = catalog.intents.count
             states = automaton.stateCount
@@ -78,7 +83,8 @@ struct GrammarCommand: ParsableCommand {
 
         var description: String {
             let name = context == "idle" ? "nothing going on (no contextual intents)" : "every contextual intent active"
-            return "\(name): \(intents) intents, \(states) states, \(arcs) arcs, \(words) words"
+            let open = openSlots.isEmpty ? "" : "; open slots (a loop of phones): \(openSlots.joined(separator: ", "))"
+            return "\(name): \(intents) intents, \(states) states, \(arcs) arcs, \(words) words\(open)"
         }
     }
 

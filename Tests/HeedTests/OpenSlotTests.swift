@@ -173,3 +173,38 @@ enum OpenSlotFixtures {
         return (0..<count).map { index in "\(words[(index * 7919) % words.count]) \(words[(index * 104_729 + 13) % words.count])" }
     }
 }
+
+/// `heed grammar show --stats` counts what the recognizer searches: with 1,000 titles, a phone
+/// loop instead of the titles.
+@Suite("Open slots: heed grammar show --stats")
+struct OpenSlotStatsTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: Fixtures.heedBinary.path) && Fixtures.hasPocketSphinx))
+    func statsNameTheOpenSlotAndLeaveOutItsTerms() throws {
+        let data = try Fixtures.temporaryDirectory()
+        let titles = data.appendingPathComponent("titles.txt")
+        try (try OpenSlotFixtures.titles(OpenSlot.minimumTerms)).joined(separator: "\n").write(to: titles, atomically: true, encoding: .utf8)
+        let plugins = Fixtures.packageRoot.appendingPathComponent("plugins").path
+        func stats() throws -> [[String: Any]] {
+            let result = try Fixtures.run(
+                Fixtures.heedBinary, ["grammar", "show", "--stats", "--json", "--data-dir", data.path, "--plugins", plugins], in: Fixtures.packageRoot)
+            #expect(result.status == 0, "\(result.error)")
+            let json = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+            return (json as? [[String: Any]]) ?? ((json as? [String: Any])?["grammars"] as? [[String: Any]]) ?? []
+        }
+        let before = try stats()
+        let imported = try Fixtures.run(
+            Fixtures.heedBinary,
+            ["vocab", "import", "--data-dir", data.path, "--plugins", plugins, "--app", "org.heed.media", "--type", "playlistTitle", titles.path],
+            in: Fixtures.packageRoot)
+        #expect(imported.status == 0, "\(imported.error)")
+        let after = try stats()
+        #expect(!before.isEmpty && before.count == after.count)
+        for (without, with) in zip(before, after) {
+            #expect((without["openSlots"] as? [String]) == [])
+            #expect((with["openSlots"] as? [String]) == ["playlistTitle"])
+            // 1,000 titles of two words would add some 1,500 words; the loop adds 39, and the words
+            // of playMedia's templates join (without a title they lead nowhere and are left out).
+            #expect(((with["words"] as? Int) ?? .max) - ((without["words"] as? Int) ?? 0) < 100)
+        }
+    }
+}
