@@ -129,7 +129,10 @@ public struct WakePhraseSpotter: Sendable {
             guesses[word] = [phones.joined(separator: " ")]
         }
         recognizer.addPronunciations(guesses)
-        try recognizer.loadGrammar(Grammar(name: Self.wakeGrammar, wordGraph: graph.prefixed(by: words)))
+        var wake = Grammar(name: Self.wakeGrammar, wordGraph: graph.prefixed(by: words))
+        // A command said in the same breath names a registered title the way the commands do.
+        wake.openSlots = commands.openSlots
+        try recognizer.loadGrammar(wake)
         try recognizer.loadGrammar(Grammar(name: Self.phraseGrammar, wordGraph: WordGraph(phrases: [words])))
     }
 
