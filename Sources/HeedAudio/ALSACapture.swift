@@ -10,6 +10,9 @@ public import HeedCore
 ///
 /// Not `Sendable`: one reader thread owns a capture, because ``read(maximumFrames:)`` blocks.
 public final class ALSACapture: AudioSource {
+    /// A device delivers audio as it is captured.
+    public var isPaced: Bool { true }
+
     /// Frames per `snd_pcm_readi` at most: a larger read than the ring buffer fails on some plugins.
     static let maximumFramesPerRead = 1024
 

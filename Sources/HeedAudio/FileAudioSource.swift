@@ -18,6 +18,8 @@ public final class FileAudioSource: AudioSource {
 
     private let reader: AudioFileReader
     private let realTime: Bool
+    /// Read in real time, the file is paced as a microphone is.
+    public var isPaced: Bool { realTime }
     /// The samples returned so far.
     private var offset = 0
     /// When the first read happened: the audio clock's zero.

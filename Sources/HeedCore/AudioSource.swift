@@ -21,9 +21,17 @@ public protocol AudioSource: AnyObject {
     ///
     /// - Throws: ``AudioError`` when reading fails.
     func discard(seconds: Double) throws(AudioError)
+
+    /// Whether audio comes no faster than it is spoken (a microphone, a file read in real time):
+    /// a reader that stops reading for a while falls behind it. A file read as fast as possible
+    /// is not; nothing is lost by making it wait.
+    var isPaced: Bool { get }
 }
 
 extension AudioSource {
+    /// Not paced, unless the source says so.
+    public var isPaced: Bool { false }
+
     /// Reads and drops `seconds` of audio: right for a source that delivers audio only as it
     /// is read (a file).
     ///

@@ -102,6 +102,8 @@ public actor Listener {
     private let signals = Signals()
     private var presses = 0
     private var lastVocabularyCheck = 0.0
+    /// The command grammar being built off the loop, if one is.
+    private var build: GrammarBuild?
     private var streamEnded = false
 
     private final class Signals: Sendable {
@@ -121,6 +123,45 @@ public actor Listener {
                 requests?.append(request)
                 return true
             }
+        }
+    }
+
+    /// A command grammar built on a thread of its own while the loop listens (``refreshGrammar()``).
+    private final class GrammarBuild: Sendable {
+        struct Built: Sendable {
+            let setup: RecognitionSetup
+            let timings: [String: Double]
+        }
+
+        /// The contextual intents it is for.
+        let context: Set<String>
+        let vocabularyChanged: Bool
+        /// The loop's position in the audio when it started.
+        let time: Double
+        /// The vocabulary file's version when it started, when the vocabulary is read anew.
+        let stamp: VocabularyChangeStamp?
+        private let result = Mutex<Result<Built, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(context: Set<String>, vocabularyChanged: Bool, time: Double, stamp: VocabularyChangeStamp?) {
+            self.context = context
+            self.vocabularyChanged = vocabularyChanged
+            self.time = time
+            self.stamp = stamp
+        }
+
+        /// The build's outcome, once it is done.
+        var outcome: Result<Built, any Error>? { result.withLock { $0 } }
+
+        func finish(_ outcome: Result<Built, any Error>) {
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+
+        /// Blocks until the build is done.
+        func wait() {
+            done.wait()
+            done.signal()
         }
     }
 
@@ -632,57 +673,96 @@ public actor Listener {
     /// event) or what is going on changed which contextual intents are active (a `context` event,
     /// its `text` the active contextual intents).
     ///
+    /// The vocabulary and the grammar are read and built on a thread of their own (``GrammarBuild``)
+    /// while the loop goes on listening with the old grammar; a later call loads the new one into
+    /// the recognizer, between utterances. A source that is not paced (a file read as fast as
+    /// possible) waits for the build instead, so that what it holds is heard as it would be live.
+    ///
     /// The event's `milliseconds` time each stage: reading the store (`store`), the word
     /// automaton and the parser (`automaton`), the wake grammar, loading the grammar into the
-    /// recognizer (`recognizer`), and all of it (`rebuild`).
+    /// recognizer (`recognizer`), all of it (`rebuild`), and how much audio the loop heard
+    /// meanwhile (`listened`, milliseconds of audio).
     private func refreshGrammar() {
+        if let build {
+            guard let outcome = build.outcome else { return }
+            self.build = nil
+            apply(outcome, of: build)
+            return
+        }
         let vocabularyChanged = vocabularyStore.map { $0.changeStamp() != vocabularyStamp } ?? false
         let newContext = signals.context.withLock { $0 } ?? context
         guard vocabularyChanged || newContext != context else { return }
         let store = vocabularyChanged ? vocabularyStore : nil
-        let time = endpointer.position
+        let build = GrammarBuild(context: newContext, vocabularyChanged: vocabularyChanged, time: endpointer.position, stamp: store?.changeStamp())
+        let current = setup
+        let contextCatalog = newContext == context ? setup.catalog : catalog.inContext(newContext)
+        let dictionaryPath = recognizer.dictionaryPath
+        Thread.detachNewThread {
+            var stage = ContinuousClock.now
+            var timings: [String: Double] = [:]
+            func lap(_ name: String) {
+                let now = ContinuousClock.now
+                timings[name] = (now - stage).milliseconds
+                stage = now
+            }
+            build.finish(
+                Result {
+                    let snapshot = try store?.snapshot() ?? current.vocabulary
+                    lap("store")
+                    let setup = try RecognitionSetup(catalog: contextCatalog, vocabulary: snapshot, dictionaryPath: dictionaryPath)
+                    lap("automaton")
+                    return GrammarBuild.Built(setup: setup, timings: timings)
+                })
+        }
+        self.build = build
+        if !source.isPaced {
+            build.wait()
+            refreshGrammar()
+        }
+    }
+
+    /// Loads a grammar built off the loop into the recognizer and reports it.
+    private func apply(_ outcome: Result<GrammarBuild.Built, any Error>, of build: GrammarBuild) {
         var change = ListenerEvent.GrammarChange()
         var timings: [String: Double] = [:]
-        var stage = ContinuousClock.now
-        func lap(_ name: String) {
-            let now = ContinuousClock.now
-            timings[name] = (now - stage).milliseconds
-            stage = now
-        }
-        let started = stage
+        let loadStarted = ContinuousClock.now
         do {
-            let snapshot = try store?.snapshot() ?? setup.vocabulary
-            lap("store")
-            let contextCatalog = newContext == context ? setup.catalog : catalog.inContext(newContext)
-            recognizer.addPronunciations(snapshot.additionalPronunciations)
-            let newSetup = try RecognitionSetup(catalog: contextCatalog, vocabulary: snapshot, dictionaryPath: recognizer.dictionaryPath)
-            lap("automaton")
+            let built = try outcome.get()
+            timings = built.timings
+            var stage = loadStarted
+            func lap(_ name: String) {
+                let now = ContinuousClock.now
+                timings[name] = (now - stage).milliseconds
+                stage = now
+            }
+            recognizer.addPronunciations(built.setup.vocabulary.additionalPronunciations)
             // The wake grammar first: should it fail, the command grammar is still the old one.
             if case .wakePhrase(let phrase, _) = configuration.activation {
-                try loadWakeGrammar(phrase, commands: newSetup.grammar)
+                try loadWakeGrammar(phrase, commands: built.setup.grammar)
                 lap("wakeGrammar")
             }
-            try recognizer.loadGrammar(newSetup.grammar)
+            try recognizer.loadGrammar(built.setup.grammar)
             lap("recognizer")
-            setup = newSetup
-            vocabularyStamp = snapshot.stamp
-            if store != nil {
-                change.text = "\(snapshot.terms.values.reduce(0) { $0 + $1.count }) terms"
-                if newContext != context {
-                    send(.context(time: time, ListenerEvent.GrammarChange(text: newContext.sorted().joined(separator: " "))))
+            setup = built.setup
+            if build.vocabularyChanged {
+                vocabularyStamp = built.setup.vocabulary.stamp
+                change.text = "\(built.setup.vocabulary.terms.values.reduce(0) { $0 + $1.count }) terms"
+                if build.context != context {
+                    send(.context(time: build.time, ListenerEvent.GrammarChange(text: build.context.sorted().joined(separator: " "))))
                 }
             } else {
-                change.text = newContext.sorted().joined(separator: " ")
+                change.text = build.context.sorted().joined(separator: " ")
             }
-            context = newContext
         } catch {
-            if let store { vocabularyStamp = store.changeStamp() }
-            context = newContext
+            // A file that cannot be used is not read again until it changes.
+            if let stamp = build.stamp { vocabularyStamp = stamp }
             change.reason = "the new grammar cannot be used; keeping the old one: \(error)"
         }
-        timings["rebuild"] = (ContinuousClock.now - started).milliseconds
+        context = build.context
+        timings["rebuild"] = timings.values.reduce(0, +)
+        timings["listened"] = (endpointer.position - build.time) * 1000
         change.milliseconds = timings
-        send(vocabularyChanged ? .vocabulary(time: time, change) : .context(time: time, change))
+        send(build.vocabularyChanged ? .vocabulary(time: build.time, change) : .context(time: build.time, change))
     }
 
     private func send(_ event: ListenerEvent) { emit(.listener(event)) }

@@ -1,3 +1,4 @@
+import Foundation
 public import HeedCore
 
 /// Samples in memory as an audio source: the in-process stand-in for a microphone. The real
@@ -9,11 +10,16 @@ public final class SamplesSource: AudioSource {
     private var actions: [(offset: Int, action: @Sendable () -> Void)]
     public let sampleRate = AudioBuffer.recognitionSampleRate
     public let name = "samples"
+    /// Whether reads wait for the audio clock, as a microphone's do.
+    public let isPaced: Bool
+    private var started: ContinuousClock.Instant?
 
     /// Creates a source of `samples`, doing each action once reading has passed its offset.
-    public init(_ samples: [Int16], actions: [(offset: Int, action: @Sendable () -> Void)] = []) {
+    /// - Parameter paced: deliver the samples no faster than they would be spoken.
+    public init(_ samples: [Int16], actions: [(offset: Int, action: @Sendable () -> Void)] = [], paced: Bool = false) {
         self.samples = samples
         self.actions = actions
+        self.isPaced = paced
     }
 
     public func read(maximumFrames: Int) throws(AudioError) -> [Int16] {
@@ -23,6 +29,16 @@ public final class SamplesSource: AudioSource {
         }
         let end = min(samples.count, offset + maximumFrames)
         defer { offset = end }
+        if isPaced {
+            let clock = ContinuousClock()
+            let start = started ?? clock.now
+            started = start
+            let wait = clock.now.duration(to: start + .microseconds(Int64(end) * 1_000_000 / Int64(sampleRate)))
+            if wait > .zero {
+                let (seconds, attoseconds) = wait.components
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+            }
+        }
         return Array(samples[offset..<end])
     }
 }

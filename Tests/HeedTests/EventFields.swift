@@ -43,6 +43,14 @@ extension ListenerEvent {
 
     var rejected: Bool? { if case .final(_, let result) = self { result.rejected } else { nil } }
 
+    /// The stage timings of a grammar rebuild.
+    var milliseconds: [String: Double]? {
+        switch self {
+        case .vocabulary(_, let change), .context(_, let change): change.milliseconds
+        default: nil
+        }
+    }
+
     var isFinal: Bool? {
         switch self {
         case .partial: false

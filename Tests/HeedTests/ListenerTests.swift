@@ -42,7 +42,7 @@ struct ListenerTests {
     static func listener(
         _ samples: [Int16], activation: Listener.Activation = .always, log: ListenerLog,
         vocabularyStore: VocabularyStore? = nil, actions: [(offset: Int, action: @Sendable () -> Void)] = [],
-        alwaysOnThreshold: Double = 0.3
+        alwaysOnThreshold: Double = 0.3, paced: Bool = false
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         // These tests are about the loop. espeak-ng's voices score low confidence (14 of 36
@@ -55,7 +55,7 @@ struct ListenerTests {
         configuration.activation = activation
         configuration.alwaysOnThreshold = alwaysOnThreshold
         return Listener(
-            source: SamplesSource(samples, actions: actions), recognizer: recognizer, speaker: nil, catalog: catalog, setup: setup,
+            source: SamplesSource(samples, actions: actions, paced: paced), recognizer: recognizer, speaker: nil, catalog: catalog, setup: setup,
             vocabularyStore: vocabularyStore, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
             emit: { log.append($0) })
     }
@@ -98,6 +98,32 @@ struct ListenerTests {
         let events = log.listenerEvents
         let reloaded = try #require(events.firstIndex { $0.event == "vocabulary" })
         #expect(events[reloaded].reason == nil)
+        let intent = try #require(events.firstIndex { $0.event == "intent" })
+        #expect(reloaded < intent)
+        #expect(events[intent].intent?.parameters["playlist"] == .vocabulary("Morning Jazz"))
+        // Read as fast as it goes, the audio waits for the new grammar.
+        #expect(events[reloaded].milliseconds?["listened"] == 0)
+    }
+
+    /// From a microphone (paced audio) the grammar is built on another thread while the loop
+    /// goes on listening with the old one; it is loaded between utterances.
+    @Test func keepsListeningWhileTheNewGrammarIsBuilt() async throws {
+        let manifests = PluginCatalog.discover(in: [Fixtures.packageRoot.appendingPathComponent("plugins")]).manifests
+        let store = VocabularyStore(
+            dataDirectory: try Fixtures.temporaryDirectory(), manifests: manifests,
+            dictionaryPath: PocketSphinxRecognizer.Configuration.default.dictionaryPath)
+        let command = try Speech.utterance("play playlist morning jazz", before: 4)
+        let log = ListenerLog()
+        let listener = try Self.listener(
+            command, log: log, vocabularyStore: store,
+            actions: [(16_000, { _ = try? store.set(["Morning Jazz"], type: "playlistTitle", app: "org.heed.media") })], paced: true)
+        try await listener.run()
+        let events = log.listenerEvents
+        let reloaded = try #require(events.firstIndex { $0.event == "vocabulary" })
+        #expect(events[reloaded].reason == nil)
+        // The loop heard audio while the grammar was built (it is loaded at the next check, a
+        // second of audio later); with the loop blocked it would be 0.
+        #expect((events[reloaded].milliseconds?["listened"] ?? 0) > 0)
         let intent = try #require(events.firstIndex { $0.event == "intent" })
         #expect(reloaded < intent)
         #expect(events[intent].intent?.parameters["playlist"] == .vocabulary("Morning Jazz"))
