@@ -126,6 +126,19 @@ public actor Listener {
         }
     }
 
+    /// The time of each stage of a grammar rebuild, in milliseconds, by stage name.
+    private struct StageTimes {
+        var milliseconds: [String: Double] = [:]
+        private var stageStarted = ContinuousClock.now
+
+        /// Ends the stage `name`, which began at the last lap (or at creation).
+        mutating func lap(_ name: String) {
+            let now = ContinuousClock.now
+            milliseconds[name] = (now - stageStarted).milliseconds
+            stageStarted = now
+        }
+    }
+
     /// A command grammar built on a thread of its own while the loop listens (``refreshGrammar()``).
     private final class GrammarBuild: Sendable {
         struct Built: Sendable {
@@ -698,20 +711,14 @@ public actor Listener {
         let contextCatalog = newContext == context ? setup.catalog : catalog.inContext(newContext)
         let dictionaryPath = recognizer.dictionaryPath
         Thread.detachNewThread {
-            var stage = ContinuousClock.now
-            var timings: [String: Double] = [:]
-            func lap(_ name: String) {
-                let now = ContinuousClock.now
-                timings[name] = (now - stage).milliseconds
-                stage = now
-            }
+            var times = StageTimes()
             build.finish(
                 Result {
                     let snapshot = try store?.snapshot() ?? current.vocabulary
-                    lap("store")
+                    times.lap("store")
                     let setup = try RecognitionSetup(catalog: contextCatalog, vocabulary: snapshot, dictionaryPath: dictionaryPath)
-                    lap("automaton")
-                    return GrammarBuild.Built(setup: setup, timings: timings)
+                    times.lap("automaton")
+                    return GrammarBuild.Built(setup: setup, timings: times.milliseconds)
                 })
         }
         self.build = build
@@ -724,25 +731,18 @@ public actor Listener {
     /// Loads a grammar built off the loop into the recognizer and reports it.
     private func apply(_ outcome: Result<GrammarBuild.Built, any Error>, of build: GrammarBuild) {
         var change = ListenerEvent.GrammarChange()
-        var timings: [String: Double] = [:]
-        let loadStarted = ContinuousClock.now
+        var times = StageTimes()
         do {
             let built = try outcome.get()
-            timings = built.timings
-            var stage = loadStarted
-            func lap(_ name: String) {
-                let now = ContinuousClock.now
-                timings[name] = (now - stage).milliseconds
-                stage = now
-            }
+            times.milliseconds = built.timings
             recognizer.addPronunciations(built.setup.vocabulary.additionalPronunciations)
             // The wake grammar first: should it fail, the command grammar is still the old one.
             if case .wakePhrase(let phrase, _) = configuration.activation {
                 try loadWakeGrammar(phrase, commands: built.setup.grammar)
-                lap("wakeGrammar")
+                times.lap("wakeGrammar")
             }
             try recognizer.loadGrammar(built.setup.grammar)
-            lap("recognizer")
+            times.lap("recognizer")
             setup = built.setup
             if build.vocabularyChanged {
                 vocabularyStamp = built.setup.vocabulary.stamp
@@ -759,6 +759,7 @@ public actor Listener {
             change.reason = "the new grammar cannot be used; keeping the old one: \(error)"
         }
         context = build.context
+        var timings = times.milliseconds
         timings["rebuild"] = timings.values.reduce(0, +)
         timings["listened"] = (endpointer.position - build.time) * 1000
         change.milliseconds = timings
