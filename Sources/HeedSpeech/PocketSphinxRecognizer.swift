@@ -174,11 +174,13 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             throw RecognizerError(.grammarInvalid, "dictation needs a recognizer made for it: load it with Grammar.dictation(words:)")
         }
         let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
-        grammars[grammar.name] = compiled
+        let replaced = grammars.updateValue(compiled, forKey: grammar.name) != nil
         if activate || self.grammar.name == grammar.name {
             self.grammar = compiled
             activeSearch = Self.searchName(grammar.name)
         }
+        // The replaced search's lexical trees were freed node by node.
+        if replaced { Allocator.returnFreedMemory() }
     }
 
     /// Recognizes utterances with a grammar loaded before, from now on.

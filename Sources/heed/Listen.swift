@@ -92,7 +92,7 @@ struct Listen: AsyncParsableCommand {
         // Blocks of 64 KiB and more (PocketSphinx's search tables, utterance buffers) are mapped
         // and given back when freed, so a long-running listener's memory follows what one
         // utterance needs instead of the heap's high-water mark: 5 MB less at the peak.
-        Self.mapLargeAllocations(from: 64 * 1024)
+        Allocator.mapLargeAllocations(from: 64 * 1024)
         let catalog = try intents.loadCatalog(defaultIntents: ["intents"])
         let settings = try plugins.configuration()
         let store = try vocabulary.store(pluginFolders: plugins.searchFolders, dictionaryPath: recognizer.dictionary, configuration: settings)
@@ -159,14 +159,6 @@ extension Listen {
         }
     }
 
-    /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)`. `<malloc.h>` is not in Swift's Glibc
-    /// module, so the function is looked up by name; without glibc nothing changes.
-    static func mapLargeAllocations(from bytes: Int32) {
-        typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
-        let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in <malloc.h>
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: MallocOption.self)(mmapThreshold, bytes)
-    }
 }
 
 /// Prints the listener's events: one JSON object a line, or short lines for people.

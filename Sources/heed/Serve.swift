@@ -176,6 +176,8 @@ struct Serve: AsyncParsableCommand {
     static let defaultWyomingClient = "org.heed.wyoming"
 
     func run() async throws {
+        // A service runs for days, its decoders and grammars coming and going: as heed listen.
+        Allocator.mapLargeAllocations(from: 64 * 1024)
         let printer = ServeEventPrinter(json: json)
         let path = socket ?? HeedProtocol.defaultSocketPath()
         // systemd's socket (socket activation) if it passed one; else the socket is made here.
