@@ -144,6 +144,12 @@ struct OpenSlotTests {
         #expect(result.text == "put on the road trip classics playlist")
         #expect(setup.parser.parse(result.text).first?.parameters["playlist"] == .vocabulary("Road Trip Classics"))
 
+        // The wake grammar (the phrase, then a command in the same breath) keeps the open slot.
+        try WakePhraseSpotter(phrase: "hey heed").load(into: recognizer, commands: setup.grammar)
+        try recognizer.activateGrammar(named: "wake")
+        #expect(recognizer.accepts("hey heed put on the road trip classics playlist"))
+        try recognizer.activateGrammar(named: "intents")
+
         let plain = try RecognitionSetup(catalog: catalog).makeRecognizer(configuration: configuration, logger: Logger(label: "test"))
         for name in ["pause.wav", "set_a_timer_for_5_minutes.wav"] {
             let audio = try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/\(name)").path)
