@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Fits Heed's confidence model: P(command heard right | confidence features).
 
-usage: scripts/calibrate-confidence.py SETS_DIR [RESULTS_DIR] [--features a,b,...] [--model NAME]
+usage: scripts/calibrate-confidence.py SETS_DIR [RESULTS_DIR ...] [--features a,b,...] [--model NAME]
 
 Reads the `heed eval --json` results that scripts/rejection-eval.py wrote for the sets of
-scripts/rejection-sets.py (default RESULTS_DIR: SETS_DIR/results). Every result of real
+scripts/rejection-sets.py (default RESULTS_DIR: SETS_DIR/results). Several RESULTS_DIRs are
+several conditions of the same sets (clean, and noise mixed in at some SNR with
+`rejection-eval.py … -- --noise FILE --snr DB`): all are fitted on together, the threshold must
+keep ≤ 1 false accept per hour in each, and the curves are printed per condition. Every result of real
 speech with words is an example: 1 when it is a positive heard right, 0 when it is a
 negative or a positive heard wrong. A logistic regression over the named features
 (default: the six of ConfidenceModel.features; `--features all` for every one that
@@ -14,8 +17,9 @@ that both classes weigh the same.
 
 Prints the weights as Swift for ConfidenceModel, the rejection curve (acceptance of
 positives, false accepts per hour of negatives) on the train split, on the held-out
-test split and on all, for the fitted model and for a reference model (--model:
-`phoneLoop`, the margin-only model of the first version), and the threshold with the
+test split and on all, for the fitted model and for a reference model (--model: `clean`,
+the six-feature model fitted on clean speech alone, the default; `phoneLoop`, the
+margin-only model of the first version), and the threshold with the
 best acceptance at ≤ 1 false accept per hour on train.
 """
 import importlib.util
@@ -28,7 +32,12 @@ spec = importlib.util.spec_from_file_location("rejection_eval", os.path.join(HER
 rejection = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(rejection)
 
-REFERENCE = {"phoneLoop": ({"meanMargin": 0.1731}, -0.092)}
+REFERENCE = {
+    "phoneLoop": ({"meanMargin": 0.1731}, -0.092),
+    # The six-feature model fitted on clean speech alone (ConfidenceModel.features until 2026-11-25).
+    "clean": ({"meanMargin": 0.2538, "allFramesMargin": 0.1523, "lowMarginFraction": -5.129, "logPhoneRatio": 0.9685,
+               "logOutsidePhones": -0.4281, "logWordCount": 1.289}, 1.169),
+}
 # Chosen over all ten features and four other subsets by acceptance at ≤ 1 FA/hour on train.
 DEFAULT_FEATURES = ["meanMargin", "allFramesMargin", "lowMarginFraction", "logPhoneRatio", "logOutsidePhones", "logWordCount"]
 FINE = [round(0.01 * step, 2) for step in range(1, 100)]
@@ -88,16 +97,19 @@ def scorer(weights, intercept):
     return lambda item: sigmoid(intercept + sum(w * item["features"].get(name, 0.0) for name, w in weights.items()))
 
 
-def best_threshold(rows, limit=1.0):
-    """The threshold with the most acceptance at ≤ `limit` false accepts per hour (lowest such threshold)."""
-    fitting = [row for row in rows if row[6] and row[4] / row[6] <= limit]
-    return max(fitting, key=lambda row: (row[1], -row[0])) if fitting else None
+def best_threshold(items, score, limit=1.0):
+    """The threshold with the most acceptance at ≤ `limit` false accepts per hour in every
+    condition (the lowest such threshold), or None."""
+    conditions = sorted({item["condition"] for item in items})
+    curves = [rejection.curve([i for i in items if i["condition"] == c], score, FINE) for c in conditions]
+    fitting = [rows for rows in zip(*curves) if all(row[6] and row[4] / row[6] <= limit for row in rows)]
+    return max(fitting, key=lambda rows: (sum(row[1] for row in rows), -rows[0][0]))[0] if fitting else None
 
 
 def main():
     args = sys.argv[1:]
     names = DEFAULT_FEATURES
-    reference = "phoneLoop"
+    reference = "clean"
     if "--features" in args:
         index = args.index("--features")
         names = args[index + 1].split(",")
@@ -106,11 +118,14 @@ def main():
         index = args.index("--model")
         reference = args[index + 1]
         del args[index:index + 2]
-    if len(args) not in (1, 2):
+    if not args:
         sys.exit(__doc__)
     sets_dir = os.path.abspath(args[0])
-    results_dir = os.path.abspath(args[1]) if len(args) == 2 else os.path.join(sets_dir, "results")
-    items = [item for item in rejection.outcomes(sets_dir, results_dir) if item["speech"] == "real"]
+    results_dirs = [os.path.abspath(a) for a in args[1:]] or [os.path.join(sets_dir, "results")]
+    items = []
+    for results_dir in results_dirs:
+        condition = os.path.basename(results_dir)
+        items += [dict(item, condition=condition) for item in rejection.outcomes(sets_dir, results_dir) if item["speech"] == "real"]
     rejection.durations(items)
     for item in items:
         item["label"] = item["role"] == "positive" and item["right"]
@@ -128,15 +143,35 @@ def main():
     fitted = scorer(weights, intercept)
     base_weights, base_intercept = REFERENCE[reference]
     base = scorer(base_weights, base_intercept)
+    chosen = {}
     for label, score in ((reference, base), ("fitted", fitted)):
-        train_rows = rejection.curve([i for i in items if i["split"] == "train"], score, FINE)
-        choice = best_threshold(train_rows)
-        print(f"\n== {label}: best threshold on train at ≤ 1 FA/hour: {choice[0] if choice else 'none'}")
-        for split in ("train", "test", "all"):
-            part = items if split == "all" else [i for i in items if i["split"] == split]
-            rejection.print_curve(f"{label}, {split}: {rejection.summary(part)}", rejection.curve(part, score))
-            if choice:
-                rejection.print_curve(f"{label}, {split} at the chosen threshold", rejection.curve(part, score, [choice[0]]))
+        choice = best_threshold([i for i in items if i["split"] == "train"], score)
+        chosen[label] = (score, choice)
+        print(f"\n== {label}: best threshold on train at ≤ 1 FA/hour in every condition: {choice[0] if choice else 'none'}")
+        for condition in sorted({i["condition"] for i in items}):
+            mine = [i for i in items if i["condition"] == condition]
+            for split in ("train", "test", "all"):
+                part = mine if split == "all" else [i for i in mine if i["split"] == split]
+                title = f"{label}, {condition}, {split}"
+                rejection.print_curve(f"{title}: {rejection.summary(part)}", rejection.curve(part, score))
+                if choice:
+                    rejection.print_curve(f"{title} at the chosen threshold", rejection.curve(part, score, [choice[0]]))
+
+    print("\nsummary at each model's chosen threshold (acceptance of heard-right positives; false accepts per hour):")
+    print(f"{'condition':12} {'split':6} " + " ".join(f"{label + ' @' + (format(c[0], '.2f') if c else '-'):>30}" for label, (_, c) in chosen.items()))
+    for condition in sorted({i["condition"] for i in items}):
+        for split in ("train", "test"):
+            part = [i for i in items if i["condition"] == condition and i["split"] == split]
+            cells = []
+            for label, (score, choice) in chosen.items():
+                if not choice:
+                    cells.append(f"{'-':>30}")
+                    continue
+                _, right, _, npos, fa, _, hours, ceiling = rejection.curve(part, score, [choice[0]])[0]
+                of_right = f"{100 * right / ceiling:.1f}%" if ceiling else "n/a"
+                per_hour = f"{fa / hours:.1f}/h" if hours else "n/a"
+                cells.append(f"{f'{right}/{ceiling} {of_right}, {fa} FA {per_hour}':>30}")
+            print(f"{condition:12} {split:6} " + " ".join(cells))
 
 
 if __name__ == "__main__":

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Mono 16-bit audio at a known sample rate: what every stage after the audio source sees.
 public struct AudioBuffer: Sendable, Hashable {
     /// The rate PocketSphinx's en-us model expects, in samples a second.
@@ -20,4 +22,28 @@ public struct AudioBuffer: Sendable, Hashable {
 
     /// The length in seconds.
     public var duration: Double { Double(samples.count) / Double(sampleRate) }
+}
+
+/// How loud speech is over the background in a stretch of audio.
+public enum SignalToNoise {
+    /// The ratio in dB of the loud frames' energy (90th percentile of 20 ms frames) to the quiet
+    /// frames' (10th percentile): a recording or an utterance with some pause in it. `nil` when
+    /// the audio is shorter than ten frames or silent.
+    public static func estimate(_ samples: [Int16], sampleRate: Int = 16_000) -> Double? {
+        let frame = sampleRate / 50
+        guard samples.count >= 10 * frame else { return nil }
+        var energies: [Double] = []
+        var start = 0
+        while start + frame <= samples.count {
+            var sum = 0.0
+            for sample in samples[start..<(start + frame)] { sum += Double(sample) * Double(sample) }
+            energies.append(sum / Double(frame))
+            start += frame
+        }
+        energies.sort()
+        let quiet = energies[energies.count / 10]
+        let loud = energies[energies.count * 9 / 10]
+        guard loud > 0 else { return nil }
+        return 10 * log10(loud / max(quiet, 1))
+    }
 }

@@ -37,6 +37,18 @@ struct AcousticMargin {
         return perFrame(over: [first..<(last + 1)])
     }
 
+    /// Mean margin per frame over the loudest `share` of the frames of `spans`, loudness being
+    /// `energies[frame]` (a frame past the end of `energies` counts as silent). In noise the quiet
+    /// frames of a right answer (consonants, word edges) are buried and their margins poor, while
+    /// its loud frames are still the words.
+    func perFrame(overLoudest share: Double, of spans: [Range<Int>], energies: [Double]) -> Double {
+        let frames = spans.flatMap { $0 }.filter { grammarScores[$0] != nil }
+        let loudness = { (frame: Int) in frame < energies.count ? energies[frame] : 0 }
+        let loudest = frames.sorted { loudness($0) > loudness($1) }.prefix(max(1, Int((Double(frames.count) * share).rounded())))
+        let margins = loudest.compactMap { frame in grammarScores[frame].map { $0 - (phoneScores[frame] ?? 0) } }
+        return margins.isEmpty ? 0 : margins.reduce(0, +) / Double(margins.count)
+    }
+
     /// The fraction of the frames of `spans` whose margin is below `limit`.
     func fraction(below limit: Double, over spans: [Range<Int>]) -> Double {
         let margins = frameMargins(over: spans)
@@ -77,6 +89,19 @@ struct ConfidenceFeatures {
     var logOutsidePhones: Double
     /// Word frames over all frames.
     var speechFraction: Double
+    /// Mean margin per frame over the louder half of the words' frames.
+    var loudMargin: Double
+    /// How far the utterance is from a quiet room: ``noiseLevel(snr:)`` of its estimated
+    /// signal-to-noise ratio. Noise lowers the margins of right answers as much as of wrong ones.
+    var noiseLevel: Double
+
+    /// (30 dB − the estimated SNR) / 10, between 0 and 3: 0 in a quiet room (or when the utterance
+    /// is too short to estimate), 1.5 with kitchen noise at 6 dB, whose estimate reads about
+    /// 15 dB (``SignalToNoise``; docs/MEASUREMENTS.md, "Noise suppression").
+    static func noiseLevel(snr: Double?) -> Double {
+        guard let snr else { return 0 }
+        return min(3, max(0, (30 - snr) / 10))
+    }
 
     /// A frame margin below this is poor (decoder log units per frame).
     static let lowMargin = -20.0
@@ -94,6 +119,9 @@ struct ConfidenceFeatures {
             "logWordCount": logWordCount,
             "logOutsidePhones": logOutsidePhones,
             "speechFraction": speechFraction,
+            "loudMargin": loudMargin,
+            "noiseLevel": noiseLevel,
+            "noiseLevelMargin": noiseLevel * meanMargin,
         ]
     }
 }

@@ -442,14 +442,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
         let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
         let margin = AcousticMargin(grammar: aligned, phoneLoop: phones)
-        let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones)
+        let noise = ConfidenceFeatures.noiseLevel(snr: SignalToNoise.estimate(utterance))
+        let energies = Self.frameEnergies(utterance)
+        let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise)
         let confidence = text.isEmpty ? 0 : configuration.confidence.probability(features.named)
         let segments = words.map { segment in
             WordSegment(
                 word: Self.baseWord(segment.word),
                 start: Double(segment.startFrame) / Self.framesPerSecond,
                 end: Double(segment.endFrame + 1) / Self.framesPerSecond,
-                confidence: configuration.confidence.probability(confidenceFeatures(of: [segment], among: words, margin: margin, phoneLoop: phones).named)
+                confidence: configuration.confidence.probability(confidenceFeatures(of: [segment], among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise).named)
             )
         }
         var result = RecognitionResult(
@@ -533,6 +535,15 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard liveUtterance else { return }
         liveUtterance = false
         try? decoder.endUtterance()
+    }
+
+    /// The energy (mean square) of each 10 ms decoder frame of `samples`.
+    static func frameEnergies(_ samples: [Int16]) -> [Double] {
+        let frame = AudioBuffer.recognitionSampleRate / Int(framesPerSecond)
+        return stride(from: 0, to: samples.count, by: frame).map { start in
+            let slice = samples[start..<min(samples.count, start + frame)]
+            return slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count)
+        }
     }
 
     /// The RMS level below which no 20 ms frame of an utterance holds speech (-60 dBFS).
@@ -665,7 +676,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// The confidence features of `words` (all of the utterance's, or one of them for a
     /// word's confidence); the utterance-wide ones come from `all`.
-    private func confidenceFeatures(of words: [RawSegment], among all: [RawSegment], margin: AcousticMargin, phoneLoop: [RawSegment]) -> ConfidenceFeatures {
+    private func confidenceFeatures(
+        of words: [RawSegment], among all: [RawSegment], margin: AcousticMargin, phoneLoop: [RawSegment], energies: [Double],
+        noiseLevel: Double
+    ) -> ConfidenceFeatures {
         let spans = words.map { $0.startFrame..<($0.endFrame + 1) }
         let wordFrames = spans.reduce(0) { $0 + $1.count }
         let phoneCount = words.reduce(0) { count, word in
@@ -687,7 +701,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             logPhoneRatio: Foundation.log(Double(max(1, loopPhones)) / Double(max(1, phoneCount))),
             logWordCount: Foundation.log(Double(max(1, words.count))),
             logOutsidePhones: Foundation.log(Double(1 + outsidePhones)),
-            speechFraction: Double(allSpans.reduce(0) { $0 + $1.count }) / Double(totalFrames)
+            speechFraction: Double(allSpans.reduce(0) { $0 + $1.count }) / Double(totalFrames),
+            loudMargin: margin.perFrame(overLoudest: 0.5, of: spans, energies: energies),
+            noiseLevel: noiseLevel
         )
     }
 }
