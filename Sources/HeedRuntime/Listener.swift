@@ -282,6 +282,8 @@ public actor Listener {
             signals.context.withLock { $0 = active }
         }
         send(.listening(mode: configuration.activation.name, source: source.name))
+        // Set up: what start-up ran once need not stay mapped while the loop runs for days.
+        Allocator.releaseCodePages()
         defer {
             // Nothing is taken from now on: what waits is answered.
             for request in signals.requests.withLock({ requests in defer { requests = nil }; return requests ?? [] }) { request.drop() }

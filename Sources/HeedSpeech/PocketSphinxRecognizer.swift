@@ -180,7 +180,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             activeSearch = Self.searchName(grammar.name)
         }
         // The replaced search's lexical trees were freed node by node.
-        if replaced { Allocator.returnFreedMemory() }
+        if replaced {
+            Allocator.returnFreedMemory()
+            Allocator.releaseCodePages()
+        }
     }
 
     /// Recognizes utterances with a grammar loaded before, from now on.

@@ -331,6 +331,8 @@ struct Serve: AsyncParsableCommand {
                 services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
+        // Set up: what start-up ran once need not stay mapped while the service runs for days.
+        Allocator.releaseCodePages()
         try await group.run()
         if let failure = listenerService?.failure { throw failure }
     }
