@@ -55,7 +55,12 @@ print(f"| CPU over the run (speech about a third of it) | {100 * (float(user) + 
 print(f"| peak RSS | {int(rss) / 1024:.1f} MB |")
 PY
 
+# Each part starts with nothing going on: a timer or workout the commands left running (one misheard
+# "cancel" is enough) would put its intents into the next part's grammar, and its memory with them.
+fresh_plugins() { rm -rf "$state/plugins"; }
+
 # 2. Idle listening: a minute of room noise, in real time.
+fresh_plugins
 sox -n -r 16000 -c 1 -b 16 "$work/idle.wav" synth 60 whitenoise vol 0.002
 /usr/bin/time -f "%U %S %e %M" -o "$work/idle.time" \
   "$heed" listen --input "$work/idle.wav" --real-time --json "${options[@]}" > /dev/null
@@ -74,6 +79,7 @@ pcm.filein  { type file  slave.pcm { type null }  file "/dev/null"  infile "$wor
 pcm.fileout { type file  slave.pcm { type null }  file "/dev/null"  format "raw" }
 pcm.!default { type asym  capture.pcm "filein"  playback.pcm "fileout" }
 RC
+fresh_plugins
 HOME=$work/home "$heed" listen --json --max-seconds "$hour" "${options[@]}" > "$work/hour.jsonl" &
 pid=$!
 : > "$work/rss.txt"

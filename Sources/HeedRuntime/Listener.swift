@@ -330,6 +330,7 @@ public actor Listener {
             case .wakePhrase:
                 try await wakeThenCommand()
             }
+            Allocator.releaseCodePages()
         }
     }
 
