@@ -1,0 +1,1 @@
+#include "/usr/include/pocketsphinx/cmdln_macro.h"

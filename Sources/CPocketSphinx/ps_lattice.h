@@ -1,0 +1,1 @@
+#include "/usr/include/pocketsphinx/ps_lattice.h"
