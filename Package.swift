@@ -33,17 +33,13 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian, found through pkg-config. Each has exactly one importer.
-        // Not PocketSphinx: pkg-config's `pocketsphinx` also links libsphinxad (audio devices),
-        // which loads PulseAudio and X11; its headers are reached through forwarding headers in
-        // Sources/CPocketSphinx and the module map links the two libraries Heed calls.
         .systemLibrary(
             name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]
         ),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        // Its header only: libespeak-ng is loaded when Heed first speaks or spells a word
-        // (HeedSpeech's Espeak.swift), not linked: it brings PulseAudio, X11 and audio codecs.
-        .systemLibrary(name: "CEspeakNG", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),

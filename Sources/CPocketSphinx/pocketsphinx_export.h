@@ -1,1 +1,0 @@
-#include "/usr/include/pocketsphinx/pocketsphinx_export.h"

@@ -1,1 +1,0 @@
-#include "/usr/include/pocketsphinx/ps_search.h"
