@@ -22,6 +22,16 @@ public struct AudioBuffer: Sendable, Hashable {
 
     /// The length in seconds.
     public var duration: Double { Double(samples.count) / Double(sampleRate) }
+
+    /// The energy (mean square) of each frame of `frameLength` samples; a shorter last frame
+    /// counts when `partialLast`.
+    public static func frameEnergies(_ samples: [Int16], frameLength: Int, partialLast: Bool = true) -> [Double] {
+        let end = partialLast ? samples.count : samples.count - samples.count % frameLength
+        return stride(from: 0, to: end, by: frameLength).map { start in
+            let frame = samples[start..<min(samples.count, start + frameLength)]
+            return frame.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(frame.count)
+        }
+    }
 }
 
 /// How loud speech is over the background in a stretch of audio.
@@ -32,14 +42,7 @@ public enum SignalToNoise {
     public static func estimate(_ samples: [Int16], sampleRate: Int = 16_000) -> Double? {
         let frame = sampleRate / 50
         guard samples.count >= 10 * frame else { return nil }
-        var energies: [Double] = []
-        var start = 0
-        while start + frame <= samples.count {
-            var sum = 0.0
-            for sample in samples[start..<(start + frame)] { sum += Double(sample) * Double(sample) }
-            energies.append(sum / Double(frame))
-            start += frame
-        }
+        var energies = AudioBuffer.frameEnergies(samples, frameLength: frame, partialLast: false)
         energies.sort()
         let quiet = energies[energies.count / 10]
         let loud = energies[energies.count * 9 / 10]

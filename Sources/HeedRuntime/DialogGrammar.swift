@@ -17,6 +17,9 @@ public enum DialogGrammar {
     ///   - expected: what the question wants.
     ///   - catalog: the intents, for the values of a parameter's type.
     ///   - vocabulary: registered terms by type, for parameters of a vocabulary type.
+    ///   - openSlots: the vocabulary's open slots as the command grammar already has them
+    ///     (`Grammar.openSlots`), so that a turn does not normalise every term again; by
+    ///     default made from `vocabulary` (``IntentCatalog/openSlots(_:)``).
     ///   - hasPronunciation: whether the recognizer can say a word; options with other words
     ///     are left to their position ("the second one").
     /// - Returns: the grammar, named after what it recognizes.
@@ -24,6 +27,7 @@ public enum DialogGrammar {
         for expected: ExpectedAnswer,
         catalog: IntentCatalog,
         vocabulary: [String: [String]],
+        openSlots: [OpenSlot]? = nil,
         hasPronunciation: (String) -> Bool
     ) -> Grammar {
         switch expected {
@@ -46,7 +50,7 @@ public enum DialogGrammar {
                 return Grammar(name: name, wordGraph: WordGraph(phrases: cancelPhrases.map(words)))
             }
             // A large vocabulary is an open slot here too ("Which playlist?" among 10,000).
-            let openSlots = IntentCatalog.openSlots(vocabulary)
+            let openSlots = openSlots ?? IntentCatalog.openSlots(vocabulary)
             var graph = answers.automaton(vocabulary: vocabulary, openTypes: Set(openSlots.map(\.type))).wordGraph
             graph.addPhrases(cancelPhrases.map(words))
             var grammar = Grammar(name: name, wordGraph: graph)

@@ -598,7 +598,8 @@ public actor Listener {
             unsayable = Set((try? recognizer.wordsWithoutPronunciation(words)) ?? words)
         }
         let grammar = DialogGrammar.grammar(
-            for: expecting, catalog: catalog, vocabulary: setup.vocabulary.terms, hasPronunciation: { !unsayable.contains($0) })
+            for: expecting, catalog: catalog, vocabulary: setup.vocabulary.terms, openSlots: setup.grammar.openSlots,
+            hasPronunciation: { !unsayable.contains($0) })
         // A question asked while this one waits (speech permission) switches grammars too:
         // the one in use before comes back at the end, this turn's before each listening.
         let previous = recognizer.activeGrammar

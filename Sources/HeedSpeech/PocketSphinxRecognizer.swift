@@ -446,7 +446,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
         let margin = AcousticMargin(grammar: aligned, phoneLoop: phones)
         let noise = ConfidenceFeatures.noiseLevel(snr: SignalToNoise.estimate(utterance))
-        let energies = Self.frameEnergies(utterance)
+        // Per 10 ms decoder frame.
+        let energies = AudioBuffer.frameEnergies(utterance, frameLength: AudioBuffer.recognitionSampleRate / Int(Self.framesPerSecond))
         let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise)
         let confidence = text.isEmpty ? 0 : configuration.confidence.probability(features.named)
         let segments = words.map { segment in
@@ -540,26 +541,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         try? decoder.endUtterance()
     }
 
-    /// The energy (mean square) of each 10 ms decoder frame of `samples`.
-    static func frameEnergies(_ samples: [Int16]) -> [Double] {
-        let frame = AudioBuffer.recognitionSampleRate / Int(framesPerSecond)
-        return stride(from: 0, to: samples.count, by: frame).map { start in
-            let slice = samples[start..<min(samples.count, start + frame)]
-            return slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count)
-        }
-    }
-
     /// The RMS level below which no 20 ms frame of an utterance holds speech (-60 dBFS).
     static let speechLevelFloor = 32.0
 
     /// The RMS level of the loudest 20 ms frame.
     static func loudestFrameLevel(_ samples: [Int16]) -> Double {
-        let frame = AudioBuffer.recognitionSampleRate / 50
-        return stride(from: 0, to: samples.count, by: frame).map { start in
-            let slice = samples[start..<min(samples.count, start + frame)]
-            let energy = slice.reduce(0.0) { $0 + Double($1) * Double($1) }
-            return (energy / Double(slice.count)).squareRoot()
-        }.max() ?? 0
+        (AudioBuffer.frameEnergies(samples, frameLength: AudioBuffer.recognitionSampleRate / 50).max() ?? 0).squareRoot()
     }
 
     /// The second pass of a grammar with open slots (``OpenSlotSearch``), when the first heard
