@@ -283,7 +283,7 @@ public actor Listener {
         }
         send(.listening(mode: configuration.activation.name, source: source.name))
         // Set up: what start-up ran once need not stay mapped while the loop runs for days.
-        Allocator.releaseCodePages()
+        Allocator.releaseFilePages()
         defer {
             // Nothing is taken from now on: what waits is answered.
             for request in signals.requests.withLock({ requests in defer { requests = nil }; return requests ?? [] }) { request.drop() }
@@ -330,7 +330,7 @@ public actor Listener {
             case .wakePhrase:
                 try await wakeThenCommand()
             }
-            Allocator.releaseCodePages()
+            Allocator.releaseFilePages()
         }
     }
 

@@ -125,7 +125,7 @@ struct Listen: AsyncParsableCommand {
                 vocabularyStore: store, logger: logger)
         let printer = EventPrinter(json: json)
         // What parsing and loading ran so far is not needed again (the listener releases its own set-up).
-        Allocator.releaseCodePages()
+        Allocator.releaseFilePages()
         let listener = try handsFree.makeListener(
             source: source, catalog: catalog, vocabulary: store, configuration: settings, recognizer: recognizer, dispatcher: dispatcher,
             authorization: authorization, maximumSeconds: maximumSeconds, logger: logger, emit: { printer.print($0) })

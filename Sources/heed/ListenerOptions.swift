@@ -125,9 +125,13 @@ struct ListenerOptions: ParsableArguments {
 
         // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
         let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)
+        let decoder = try recognizer.makeRecognizer(setup: setup)
+        // Start-up peaked here: the model and grammar loaded beside the code that loaded them.
+        Allocator.returnFreedMemory()
+        Allocator.releaseFilePages()
         let speaker: (any AudioSink)? = configuration.spokenResponses && dispatcher != nil ? try ALSAPlayback(device: playbackDevice) : nil
         return Listener(
-            source: source, recognizer: try recognizer.makeRecognizer(setup: setup), speaker: speaker, catalog: catalog, setup: setup,
+            source: source, recognizer: decoder, speaker: speaker, catalog: catalog, setup: setup,
             vocabularyStore: store, dispatcher: dispatcher, authorization: authorization, configuration: settings,
             logger: logger, emit: emit)
     }

@@ -332,7 +332,7 @@ struct Serve: AsyncParsableCommand {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         // Set up: what start-up ran once need not stay mapped while the service runs for days.
-        Allocator.releaseCodePages()
+        Allocator.releaseFilePages()
         try await group.run()
         if let failure = listenerService?.failure { throw failure }
     }

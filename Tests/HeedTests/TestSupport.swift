@@ -29,7 +29,7 @@ enum Fixtures {
         })
         var count = 0
         for table in ["tcp", "tcp6", "udp", "udp6", "raw", "raw6"] {
-            let lines = ((try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
+            let lines = (KernelFile.read("/proc/\(pid)/net/\(table)") ?? "").split(separator: "\n").dropFirst()
             // The inode is the tenth column.
             count += lines.filter { line in
                 let columns = line.split(separator: " ")

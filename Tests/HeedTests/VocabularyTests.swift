@@ -377,7 +377,7 @@ struct VocabularyScaleTests {
     }
 
     private func residentMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        guard let status = KernelFile.read("/proc/self/status"),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
