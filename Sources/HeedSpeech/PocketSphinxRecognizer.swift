@@ -173,7 +173,19 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard !grammar.isDictation || lexicon.decoderHasDictionary else {
             throw RecognizerError(.grammarInvalid, "dictation needs a recognizer made for it: load it with Grammar.dictation(words:)")
         }
-        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
+        // A finite-state grammar being replaced goes first: its lexical trees and the new ones are
+        // never held at once (8 MB more at the listener's peak when a timer's intents joined
+        // its grammar), and the new grammar's words do not rebuild them. It comes back if the
+        // new one fails.
+        let replacing = grammars[grammar.name]?.finiteState
+        if replacing != nil { decoder.removeSearch(Self.searchName(grammar.name)) }
+        let compiled: LoadedGrammar
+        do {
+            compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
+        } catch {
+            if let replacing { try? decoder.addSearch(replacing, name: Self.searchName(grammar.name)) }
+            throw error
+        }
         let replaced = grammars.updateValue(compiled, forKey: grammar.name) != nil
         if activate || self.grammar.name == grammar.name {
             self.grammar = compiled
@@ -182,7 +194,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         // The replaced search's lexical trees were freed node by node.
         if replaced {
             Allocator.returnFreedMemory()
-            Allocator.releaseCodePages()
+            Allocator.releaseFilePages()
         }
     }
 

@@ -228,6 +228,14 @@ final class SphinxDecoder {
         }
     }
 
+    /// Removes the named search and frees its lexical trees; `false` when there is none.
+    ///
+    /// The corresponding C function is `ps_unset_search`.
+    @discardableResult
+    func removeSearch(_ name: String) -> Bool {
+        ps_unset_search(raw, name) == 0
+    }
+
     /// Adds a context-independent phone loop as the named search (needs `-allphone_ci yes`).
     ///
     /// The corresponding C function is `ps_set_allphone`.

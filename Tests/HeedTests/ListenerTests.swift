@@ -221,6 +221,23 @@ struct GrammarSwitchTests {
         #expect(throws: RecognizerError.self) { try recognizer.activateGrammar(named: "nothing") }
     }
 
+    /// A grammar replaced under its name (the listener's, whenever what is going on changes) is
+    /// heard at once; a replacement that fails leaves the grammar it was to replace working,
+    /// though its search was removed before the new one was built.
+    @Test func aReplacedGrammarIsHeardAndAFailedReplacementKeepsTheOldOne() throws {
+        let grammar = { (body: String) in Grammar(name: "commands", jsgf: "#JSGF V1.0;\ngrammar commands;\npublic <command> = \(body);\n") }
+        let recognizer = try PocketSphinxRecognizer(grammar: grammar("pause | stop"), logger: Logger(label: "test"))
+        let secondOne = AudioBuffer(samples: try Speech.utterance("the second one"), sampleRate: 16_000)
+        try recognizer.loadGrammar(grammar("the (first | second | third) one | stop"), activate: true)
+        #expect(try recognizer.recognize(secondOne).text == "the second one")
+
+        #expect(throws: RecognizerError.self) { try recognizer.loadGrammar(grammar("the second one | zzqxv"), activate: true) }
+        #expect(recognizer.accepts("the third one"))
+        #expect(try recognizer.recognize(secondOne).text == "the second one")
+        #expect(throws: RecognizerError.self) { try recognizer.loadGrammar(grammar("the second one | <broken"), activate: true) }
+        #expect(try recognizer.recognize(secondOne).text == "the second one")
+    }
+
     /// The turn grammars say what the parser reads: every position of a long list ("the
     /// twelfth one", "the twenty first"), and every yes and no word.
     @Test func turnGrammarsHaveThePositionsAndYesNoWordsTheParserReads() throws {
