@@ -174,7 +174,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             throw RecognizerError(.grammarInvalid, "dictation needs a recognizer made for it: load it with Grammar.dictation(words:)")
         }
         // A finite-state grammar being replaced goes first: its lexical trees and the new ones are
-        // never held at once (8 MB more at the listener's peak when a timer's intents joined
+        // never held at once (2–4 MB more at the listener's peak when a timer's intents joined
         // its grammar), and the new grammar's words do not rebuild them. It comes back if the
         // new one fails.
         let replacing = grammars[grammar.name]?.finiteState
