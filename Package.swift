@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "HeedPluginTests",
             dependencies: [
-                "HeedPlugins", "HeedPluginProtocol", "HeedCore",
+                "HeedPlugins", "HeedPluginProtocol", "HeedCore", "HeedTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 "heed-plugin-timer", "heed-plugin-media", "heed-plugin-workout", "heed-plugin-notes", "heed-fault-plugin",

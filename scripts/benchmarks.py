@@ -1,9 +1,18 @@
-"""What Heed's benchmark scripts share: word errors, Debian's LibriVox sentences, and timing
-one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
+"""What Heed's benchmark scripts share: a work folder, word errors, Debian's LibriVox sentences,
+and timing one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
 (`sys.path.insert(0, <scripts>)`); it needs nothing outside Python's standard library."""
-import os, time, wave
+import atexit, os, shutil, tempfile, time, wave
 
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
+
+
+def work_folder(prefix):
+    """A temporary folder for the run, removed when the script ends; KEEP=1 keeps it (as for
+    scripts/listen-benchmark.sh)."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    if not os.environ.get("KEEP"):
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
+    return work
 
 
 def word_errors(reference, hypothesis):

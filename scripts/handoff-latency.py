@@ -20,16 +20,16 @@ second of quiet the endpointer waits for (docs/DICTATION.md).
 It also reports the hand-off's word errors (its text comes from the live pass) and the
 service's peak RSS (VmHWM). Nothing is mocked.
 """
-import json, os, random, struct, subprocess, sys, tempfile, wave
+import json, os, random, struct, subprocess, sys, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import LIBRIVOX, librivox_references, start_service, word_errors
+from benchmarks import LIBRIVOX, librivox_references, start_service, word_errors, work_folder
 
 build = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 heed, client = os.path.join(build, "heed"), os.path.join(build, "heed-client-example")
 data = LIBRIVOX
 references = librivox_references()
-work = tempfile.mkdtemp(prefix="heed-handoff-")
+work = work_folder("heed-handoff-")
 runtime = os.path.join(work, "run")
 os.makedirs(runtime, mode=0o700)
 infile = os.path.join(work, "in.raw")

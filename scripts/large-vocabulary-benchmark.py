@@ -26,6 +26,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import work_folder
+
 DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FORMS = ["play playlist {}", "put on the {} playlist", "i want to listen to the {} playlist", "shuffle my playlist {}"]
@@ -104,7 +107,7 @@ def main():
     parser.add_argument("--work")
     args = parser.parse_args()
     counts = [int(value) for value in args.terms.split(",")]
-    work = args.work or tempfile.mkdtemp(prefix="heed-large-vocabulary-")
+    work = args.work or work_folder("heed-large-vocabulary-")
     os.makedirs(work, exist_ok=True)
     print(f"work: {work}", file=sys.stderr)
     # The same titles whatever counts are asked for, so that runs with other counts (or another

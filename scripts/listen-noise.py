@@ -15,7 +15,10 @@ in. An order is understood when an accepted final of it holds every labelled slo
 
 Prints one JSON object a line. Needs only Python's standard library and a release heed.
 """
-import argparse, json, math, os, random, statistics, struct, subprocess, sys, tempfile, wave
+import argparse, json, math, os, random, statistics, struct, subprocess, sys, wave
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import work_folder
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -58,7 +61,7 @@ for path, label in rows:
 speech_peak = statistics.median(peak_energy(read(os.path.join(barista, path))) for path, _ in rows)
 noise = read(os.path.join(barista, "noise", "kitchen.wav"))
 noise_peak = peak_energy(noise)
-work = tempfile.mkdtemp(prefix="heed-listen-noise-")
+work = work_folder("heed-listen-noise-")
 
 for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
     gain = 0.0 if snr is None else math.sqrt(speech_peak / (noise_peak * 10 ** (snr / 10)))

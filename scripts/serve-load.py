@@ -21,10 +21,10 @@ is identified by its executable) and its permission granted. Then:
 Prints one JSON object a line. Nothing is mocked: the service, its decoders and the socket are
 the ones users get. Needs only Python's standard library.
 """
-import argparse, asyncio, base64, json, os, statistics, sys, tempfile, threading, time, wave
+import argparse, asyncio, base64, json, os, statistics, sys, threading, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import start_service
+from benchmarks import start_service, work_folder
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("--build", default=".build/release")
@@ -46,7 +46,7 @@ with wave.open(args.file) as recording:
 audio_seconds = len(audio) / 32000
 CHUNK = 640  # 20 ms
 
-work = tempfile.mkdtemp(prefix="heed-serve-load-")
+work = work_folder("heed-serve-load-")
 socket_path = os.path.join(work, "heed.sock")
 max_tasks = str(args.max_tasks or max(stream_counts))
 service = start_service(

@@ -1,6 +1,7 @@
 import Foundation
 import HeedPluginProtocol
 import HeedPlugins
+import HeedTesting
 import InMemoryLogging
 import Logging
 
@@ -55,11 +56,8 @@ enum Fixtures {
     static let faultLimits = PluginLimits(
         operationTimeLimit: .milliseconds(700), startTimeLimit: .seconds(3), initialRestartDelay: .milliseconds(20))
 
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("heed-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// A fresh temporary folder, removed when the test process exits.
+    static func temporaryDirectory() throws -> URL { try TemporaryFolder.make() }
 }
 
 extension PluginIntent {

@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedSpeech
+import HeedTesting
 import Logging
 
 /// Where the test fixtures of this machine are, and what is installed.
@@ -67,12 +68,8 @@ enum Fixtures {
         return try PocketSphinxRecognizer(grammar: try Grammar.file(path), configuration: configuration, logger: Logger(label: "test"))
     }
 
-    /// A fresh temporary folder.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("heed-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// A fresh temporary folder, removed when the test process exits.
+    static func temporaryDirectory() throws -> URL { try TemporaryFolder.make() }
 
     /// Writes an executable script (0755). The file is written through a descriptor closed on
     /// exec: a process another test starts meanwhile does not inherit it open for writing, which
