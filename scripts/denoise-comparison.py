@@ -16,7 +16,7 @@ folder goes at the end (KEEP=1 keeps it).
 import argparse, array, hashlib, json, os, random, subprocess, sys, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import work_folder
+from benchmarks import read_mono16k, work_folder
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -37,10 +37,10 @@ subprocess.run(["g++", "-O2", os.path.join(repo, "scripts", "webrtc-denoise.cc")
 
 
 def read(path):
-    with wave.open(path) as recording:
-        if recording.getframerate() != 16000 or recording.getnchannels() != 1 or recording.getsampwidth() != 2:
-            sys.exit(f"{path}: needs 16 kHz mono 16-bit")
-        return array.array("h", recording.readframes(recording.getnframes()))
+    recording = read_mono16k(path)
+    if recording is None:
+        sys.exit(f"{path}: needs 16 kHz mono 16-bit")
+    return array.array("h", recording[0])
 
 
 def write(path, samples):

@@ -4,6 +4,7 @@ import HeedPlugins
 import InMemoryLogging
 import Logging
 import Testing
+import HeedTesting
 
 @Suite("Plugin faults become failure values")
 struct FaultTests {
@@ -52,7 +53,7 @@ struct FaultTests {
     }
 
     @Test func exitAtStart() async throws {
-        let marker = try Fixtures.temporaryDirectory().appendingPathComponent("once")
+        let marker = try TemporaryFolder.make().appendingPathComponent("once")
         let (host, logs) = Fixtures.faultHost(["exit-at-start", marker.path])
         let reply = await host.resolve(intent: .named("ok", ["x": 1]), parameter: "x")
         #expect(reply.failure?.kind == .exitedAtStart)
@@ -80,7 +81,7 @@ struct FaultTests {
     }
 
     @Test func protocolMismatch() async throws {
-        let marker = try Fixtures.temporaryDirectory().appendingPathComponent("once")
+        let marker = try TemporaryFolder.make().appendingPathComponent("once")
         let (host, _) = Fixtures.faultHost(["wrong-version", marker.path])
         let reply = await host.handle(.named("ok"))
         #expect(reply.failure?.kind == .protocolMismatch)
@@ -106,7 +107,7 @@ struct FaultTests {
     /// go; one held for good is a launch failure that says why.
     @Test(arguments: [true, false])
     func anExecutableBusyBeingWritten(released: Bool) async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let wrapper = folder.appendingPathComponent("busy-plugin")
         let plugin = Fixtures.productsDirectory.appendingPathComponent("heed-fault-plugin").path
         try "#!/bin/sh\nexec '\(plugin)' \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)

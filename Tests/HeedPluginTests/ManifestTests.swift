@@ -2,6 +2,7 @@ import Foundation
 import HeedCore
 import HeedPlugins
 import Testing
+import HeedTesting
 
 @Suite("Manifests and discovery")
 struct ManifestTests {
@@ -100,7 +101,7 @@ struct ManifestTests {
     }
 
     @Test func discoveryCollectsEveryError() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         defer { try? FileManager.default.removeItem(at: root) }
         func write(_ name: String, _ text: String) throws {
             let folder = root.appendingPathComponent(name)

@@ -55,9 +55,6 @@ enum Fixtures {
 
     static let faultLimits = PluginLimits(
         operationTimeLimit: .milliseconds(700), startTimeLimit: .seconds(3), initialRestartDelay: .milliseconds(20))
-
-    /// A fresh temporary folder, removed when the test process exits.
-    static func temporaryDirectory() throws -> URL { try TemporaryFolder.make() }
 }
 
 extension PluginIntent {

@@ -1,5 +1,6 @@
 import Foundation
 import HeedCore
+import HeedTesting
 
 /// ALSA devices without a sound card: the `file` PCM plugin over the `null` plugin, reading
 /// captured audio from a raw file and writing played audio to one.
@@ -11,7 +12,7 @@ struct ALSAFixture {
     let directory: URL
 
     init() throws {
-        directory = try Fixtures.temporaryDirectory()
+        directory = try TemporaryFolder.make()
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

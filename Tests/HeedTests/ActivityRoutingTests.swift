@@ -102,7 +102,7 @@ struct ActivityRoutingTests {
     /// name, or asks when nothing decides, or says nothing fits — and never a denied app or one the
     /// user has not authorized yet.
     @Test func everyCommandReachesTheRightAppInEveryState() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let apps = [
             MatrixApp(appID: "org.test.music", kind: "media", running: [.pause, .stop, .next, .volume], paused: [.resume, .stop, .next, .volume],
                 file: folder.appendingPathComponent("music.json")),

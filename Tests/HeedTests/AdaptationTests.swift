@@ -2,6 +2,7 @@ import Foundation
 import HeedRuntime
 @testable import HeedSpeech
 import Testing
+import HeedTesting
 
 /// `heed adapt` on real recordings with Debian's sphinxtrain, run by the built `heed`.
 @Suite(
@@ -17,7 +18,7 @@ struct AdaptationTests {
     let environment: [String: String]
 
     init() throws {
-        folder = try Fixtures.temporaryDirectory()
+        folder = try TemporaryFolder.make()
         environment = ["XDG_DATA_HOME": folder.appendingPathComponent("data").path]
     }
 
@@ -190,7 +191,7 @@ struct AcousticModelFileTests {
     }
 
     @Test func aTruncatedSendumpIsAnErrorNamingTheFile() throws {
-        let file = try Fixtures.temporaryDirectory().appendingPathComponent("sendump")
+        let file = try TemporaryFolder.make().appendingPathComponent("sendump")
         var bytes = Data([12, 0, 0, 0]) + Data("hello there\0".utf8) + Data([0, 0, 0, 0, 128, 0, 0, 0, 10, 0, 0, 0])
         bytes += Data(repeating: 1, count: 100)
         try bytes.write(to: file)

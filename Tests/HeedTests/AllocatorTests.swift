@@ -2,6 +2,7 @@ import Foundation
 import HeedCore
 import HeedSpeech
 import Testing
+import HeedTesting
 
 /// What a long-running Heed gives back of the memory it holds.
 @Suite("Process memory")
@@ -57,7 +58,7 @@ struct AllocatorTests {
     /// reads the same afterwards; a private copy the process wrote to is kept as written.
     @Test func mappedFilesAreReleasedAndWrittenCopiesKept() throws {
         let size = 64 * 4096
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let path = folder.appendingPathComponent("model").path
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 * 7) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))

@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import Testing
+import HeedTesting
 
 @Suite("Audio files")
 struct AudioFileTests {
@@ -170,7 +171,7 @@ struct AudioStreamTests {
     /// A pipe delivers the first blocks while its writer is still writing: the reader does not
     /// wait for the end (it would wait forever here: the writer closes only after the reader read).
     @Test func aPipeIsReadAsItArrives() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let fifo = folder.appendingPathComponent("live.wav").path
         #expect(mkfifo(fifo, 0o600) == 0)
         var wav = WAVBuilder()

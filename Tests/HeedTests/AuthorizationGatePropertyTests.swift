@@ -121,7 +121,7 @@ struct AuthorizationGatePropertyTests {
         var allowed = 0
         for _ in 0..<Self.cases {
             let scenario = Scenario(&generator)
-            let folder = try Fixtures.temporaryDirectory()
+            let folder = try TemporaryFolder.make()
             let files = try scenario.write(in: folder)
             let discovery = PluginCatalog.discover(in: [files.plugins])
             let configuration = try HeedConfiguration.load(file: files.config)
@@ -152,7 +152,7 @@ struct AuthorizationGatePropertyTests {
         var generator = SeededGenerator(seed: 7)
         for index in 0..<8 {
             let scenario = Scenario(&generator)
-            let folder = try Fixtures.temporaryDirectory()
+            let folder = try TemporaryFolder.make()
             let files = try scenario.write(in: folder)
             var arguments = ["run", "set a timer for five minutes", "--plugins", files.plugins.path, "--config", files.config.path, "--state-dir", files.state.path]
             switch scenario.answer {
@@ -183,7 +183,7 @@ struct AuthorizationGatePropertyTests {
             guard (scenario.mayStart ? allowed : cases - allowed) < 2 else { continue }
             cases += 1
             if scenario.mayStart { allowed += 1 }
-            let folder = try Fixtures.temporaryDirectory()
+            let folder = try TemporaryFolder.make()
             let files = try scenario.write(in: folder)
             var arguments = [
                 "run", "--audio", recording, "--reject-below", "0.1", "--plugins", files.plugins.path, "--config", files.config.path,

@@ -5,12 +5,13 @@ import HeedRuntime
 import Synchronization
 import Testing
 import HeedState
+import HeedTesting
 
 /// Authorization with SiriKit's semantics: statuses, the asking rule, policy, extensions, speech.
 @Suite("Authorization store")
 struct AuthorizationTests {
     static func store(policy: String? = nil) throws -> AuthorizationStore {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         var policyFile: URL?
         if let policy {
             let file = root.appendingPathComponent("policy.json")
@@ -316,7 +317,7 @@ struct AuthorizationCommandLineTests {
         var plugins: [String]
 
         init(policy: String = #"{"restricted": ["org.heed.notes"]}"#, spokenResponses: Bool = false, plugins: [String]? = nil) throws {
-            root = try Fixtures.temporaryDirectory()
+            root = try TemporaryFolder.make()
             state = root.appendingPathComponent("state")
             config = root.appendingPathComponent("config.json")
             self.policy = root.appendingPathComponent("policy.json")
@@ -456,7 +457,7 @@ struct AuthorizationCommandLineTests {
     }
 
     @Test func anExtensionIsGrantedThroughItsParent() throws {
-        let plugins = try Fixtures.temporaryDirectory()
+        let plugins = try TemporaryFolder.make()
         try Self.writePlugin(in: plugins, appID: "org.heed.player", name: "Player")
         try Self.writePlugin(in: plugins, appID: "org.heed.player.widget", name: "Widget", extensionOf: "org.heed.player")
         let setup = try Setup(plugins: [plugins.path])
@@ -474,7 +475,7 @@ struct AuthorizationCommandLineTests {
     }
 
     @Test func concurrentProcessesLoseNoGrant() throws {
-        let plugins = try Fixtures.temporaryDirectory()
+        let plugins = try TemporaryFolder.make()
         let count = 16
         for index in 0..<count { try Self.writePlugin(in: plugins, appID: "org.test.app\(index)", name: "App \(index)") }
         let setup = try Setup(plugins: [plugins.path])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HeedTesting
 
 /// The built `heed` binary: output, JSON keys and exit statuses.
 @Suite("heed command line")
@@ -25,7 +26,7 @@ struct CommandLineTests {
 
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
     func badFilesExitWithStatus1AndTheOthersStillRun() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let empty = folder.appendingPathComponent("empty.wav").path
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         let result = try Fixtures.run(
@@ -47,7 +48,7 @@ struct CommandLineTests {
 
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
     func evalReportsAsJSON() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let manifest = folder.appendingPathComponent("cards.tsv").path
         let rows = RecognizerTests.cards.map { "\(Fixtures.testData)/cards/\($0.file).wav\t\($0.text)\t\t" }
         try (["wav\ttranscript\tintent_slots_json\tspeaker"] + rows).joined(separator: "\n").write(toFile: manifest, atomically: true, encoding: .utf8)
@@ -66,7 +67,7 @@ struct CommandLineTests {
     /// heard as from the whole file; a recording of quiet alone gives the endpointer nothing.
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
     func evalThroughTheEndpointer() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let quiet = folder.appendingPathComponent("quiet.wav")
         try WAVBuilder(samples: EndpointerTests.roomNoise(seconds: 2)).data.write(to: quiet)
         let manifest = folder.appendingPathComponent("cards.tsv").path
@@ -84,7 +85,7 @@ struct CommandLineTests {
     /// about 0.3) is one someone chose to give, so the lenient point accepts it.
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us"))
     func theDemoRunsAtDefaultSettings() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let config = folder.appendingPathComponent("config.json")
         try #"{"spokenResponses": false, "policyFile": "/nonexistent/policy.json"}"#.write(to: config, atomically: true, encoding: .utf8)
         let result = try Fixtures.run(
@@ -104,7 +105,7 @@ struct CommandLineTests {
     /// does not stop `heed run` or `heed listen` given another (the vocabulary's data folder
     /// came from the default file before).
     @Test func theConfigGivenIsTheOneRead() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let home = folder.appendingPathComponent("config-home/heed")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         try "{ not json".write(to: home.appendingPathComponent("config.json"), atomically: true, encoding: .utf8)
@@ -124,7 +125,7 @@ struct CommandLineTests {
 
     /// The intents, grammars and plugins that come with the build are found from any folder.
     @Test func heedWorksFromAnyFolder() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let parsed = try Fixtures.run(Fixtures.heedBinary, ["run", "set a timer for ten minutes", "--dry-run"], in: folder)
         #expect(parsed.status == 0, "\(parsed)")
         #expect(parsed.output.contains("setTimer  duration: ten minutes (600)"))
@@ -133,7 +134,7 @@ struct CommandLineTests {
     }
 
     @Test func evalNamesTheLineOfAMissingRecording() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let manifest = folder.appendingPathComponent("m.tsv").path
         try "wav\ttranscript\nmissing.wav\tstop\n".write(toFile: manifest, atomically: true, encoding: .utf8)
         guard Fixtures.hasPocketSphinx else { return }

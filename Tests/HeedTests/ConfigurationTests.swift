@@ -3,6 +3,7 @@ import HeedCore
 import HeedRuntime
 import Testing
 import HeedState
+import HeedTesting
 
 /// `config.json`, the XDG folders and the state file's safety rules.
 @Suite("Configuration and state files")
@@ -29,7 +30,7 @@ struct ConfigurationTests {
     }
 
     @Test func aMissingDefaultConfigGivesTheDefaults() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let directories = Self.directories(root)
         let configuration = try HeedConfiguration.load(directories: directories)
         #expect(configuration.policyFile.path == "/etc/heed/policy.json")
@@ -40,7 +41,7 @@ struct ConfigurationTests {
     }
 
     @Test func keysAreReadAndPathsResolved() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let directories = Self.directories(root)
         try FileManager.default.createDirectory(at: directories.config, withIntermediateDirectories: true)
         try """
@@ -71,7 +72,7 @@ struct ConfigurationTests {
         ("[]", 1, 1, "expected the Heed config (an object), found an array"),
     ])
     func configErrorsAreLocated(text: String, line: Int, column: Int, message: String) throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let file = root.appendingPathComponent("config.json")
         try text.write(to: file, atomically: true, encoding: .utf8)
         let error = try #require(throws: SourceError.self) { try HeedConfiguration.load(file: file, directories: Self.directories(root)) }
@@ -82,7 +83,7 @@ struct ConfigurationTests {
     }
 
     @Test func anExplicitConfigFileMustExist() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let file = root.appendingPathComponent("nope.json")
         let error = try #require(throws: SourceError.self) { try HeedConfiguration.load(file: file, directories: Self.directories(root)) }
         #expect(error.code == .unreadableFile)
@@ -92,7 +93,7 @@ struct ConfigurationTests {
     // MARK: State file
 
     @Test func theStateFolderIsCreatedPrivateAndNoTemporaryFilesStay() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let state = root.appendingPathComponent("deep/state/heed")
         let store = AuthorizationStore(stateDirectory: state, policyFile: nil)
         #expect(try store.status(of: "org.heed.timer", .siri) == .notDetermined)
@@ -112,7 +113,7 @@ struct ConfigurationTests {
     }
 
     @Test func theStateFileIsReadableJSON() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let store = AuthorizationStore(stateDirectory: root, policyFile: nil)
         try store.record(.authorized, for: "org.heed.timer", .siri)
         try store.record(.denied, for: "org.heed.timer", .spokenResponses)
@@ -135,7 +136,7 @@ struct ConfigurationTests {
         ("", 1, 1, "unexpected end of file"),
     ])
     func aCorruptStateFileIsReportedAndLeftUntouched(text: String, line: Int, column: Int, message: String) throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let store = AuthorizationStore(stateDirectory: root, policyFile: nil)
         try text.write(to: store.stateFile, atomically: true, encoding: .utf8)
         let before = try Data(contentsOf: store.stateFile)
@@ -159,7 +160,7 @@ struct ConfigurationTests {
     }
 
     @Test func aStateFileThatIsNotTextIsReported() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let store = AuthorizationStore(stateDirectory: root, policyFile: nil)
         let bytes = Data([0xFF, 0xFE, 0x00, 0x7B])
         try bytes.write(to: store.stateFile)
@@ -169,7 +170,7 @@ struct ConfigurationTests {
     }
 
     @Test func aStateFolderThatIsAFileIsAClearError() throws {
-        let root = try Fixtures.temporaryDirectory()
+        let root = try TemporaryFolder.make()
         let blocker = root.appendingPathComponent("state")
         try Data("x".utf8).write(to: blocker)
         let store = AuthorizationStore(stateDirectory: blocker.appendingPathComponent("heed"), policyFile: nil)

@@ -4,6 +4,7 @@ import HeedCore
 import HeedSpeech
 import Logging
 import Testing
+import HeedTesting
 
 /// Dictation with the real PocketSphinx, its English language model and Debian's LibriVox
 /// sentences (real speech). Synthetic speech (flite) only checks that added words can be said.
@@ -103,7 +104,7 @@ struct DictationRecognizerTests {
     /// Synthetic speech (flite), reported apart from the real recordings.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/flite"), "needs flite"))
     func aRegisteredWordWithItsPronunciationCanBeDictated() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let spoken = folder.appendingPathComponent("zyrtec.wav").path
         try #require(try Fixtures.run(URL(fileURLWithPath: "/usr/bin/flite"), ["-voice", "slt", "-t", "the zyrtec", "-o", spoken]).status == 0)
         let audio = try AudioFile.read(spoken)

@@ -3,6 +3,7 @@ import HeedAudio
 import HeedClient
 import HeedCore
 import Testing
+import HeedTesting
 
 /// Dictation through `heed serve` as users run it: the real service process, the real example
 /// client identified by the kernel, and for the hand-off Heed's microphone through the real
@@ -163,7 +164,7 @@ struct DictationServeTests {
     }
 
     @Test func aClientThatGoesAwayFindsItsResultAndItsCallbackRuns() throws {
-        let setupFolder = try Fixtures.temporaryDirectory()
+        let setupFolder = try TemporaryFolder.make()
         let called = setupFolder.appendingPathComponent("called.json")
         let microphone = try Microphone(
             hearing: try Self.spokenSentence(), callback: ["/bin/sh", "-c", "cp \"$HEED_DICTATION_RESULT\" '\(called.path)'"])

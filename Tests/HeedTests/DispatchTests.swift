@@ -66,7 +66,7 @@ struct DispatchTests {
 
     /// A store in a fresh folder; `restricted` apps are in its admin policy.
     static func store(authorized: [String] = [], denied: [String] = [], restricted: [String] = []) throws -> AuthorizationStore {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let policy = folder.appendingPathComponent("policy.json")
         let list = restricted.map { "\"\($0)\"" }.joined(separator: ", ")
         try "{\"restricted\": [\(list)]}".write(to: policy, atomically: true, encoding: .utf8)
@@ -301,7 +301,7 @@ struct RunCommandTests {
         arguments: [("authorized", true), ("denied", false), ("restricted", false), ("notDetermined", false)]
     )
     func recordedAudioIsDispatchedOnlyWhenAuthorized(status: String, dispatched: Bool) throws {
-        let state = try Fixtures.temporaryDirectory()
+        let state = try TemporaryFolder.make()
         if status == "authorized" || status == "denied" {
             let verb = status == "authorized" ? "grant" : "deny"
             #expect(try heed(["auth", verb, "org.heed.timer"], state: state).status == 0)
@@ -322,7 +322,7 @@ struct RunCommandTests {
     }
 
     @Test func typedTextIsDispatchedAndReportsEachStep() throws {
-        let state = try Fixtures.temporaryDirectory()
+        let state = try TemporaryFolder.make()
         let result = try heed(["run", "--json", "set a timer", "--answer", "yes", "--answer", "ninety seconds"], state: state)
         #expect(result.status == 0)
         let events = result.output.split(separator: "\n").compactMap { line in
@@ -337,14 +337,14 @@ struct RunCommandTests {
     }
 
     @Test func aTimerFiresWhileHeedWaits() throws {
-        let state = try Fixtures.temporaryDirectory()
+        let state = try TemporaryFolder.make()
         let result = try heed(["run", "--json", "set a tea timer for two seconds", "--answer", "yes", "--wait", "8"], state: state)
         #expect(result.status == 0)
         #expect(result.output.contains(#"{"event":"notification","intent":"setTimer","text":"Your tea timer is done."}"#), "\(result.output)")
     }
 
     @Test func unmatchedTextFailsWithStatus1() throws {
-        let result = try heed(["run", "what is the meaning of life"], state: try Fixtures.temporaryDirectory())
+        let result = try heed(["run", "what is the meaning of life"], state: try TemporaryFolder.make())
         #expect(result.status == 1)
         #expect(result.error.contains("no intent matches"))
     }

@@ -9,6 +9,7 @@ import Logging
 import Synchronization
 import Testing
 import HeedState
+import HeedTesting
 
 /// Fuzz targets: every input must end in a value or a clear error, never a signal or a hang.
 ///
@@ -89,7 +90,7 @@ struct FuzzTests {
     // MARK: State files
 
     @Test func stateFiles() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let authorization = #"{"apps": {"org.heed.timer": {"status": "authorized", "decided": "2026-01-01T09:30:00Z"}}, "speech": {"org.heed.timer": {"permission": "granted", "decided": "2026-01-01T09:30:00Z"}}, "version": 1}"#
         let vocabulary = #"{"apps": {"org.heed.media": {"playlistTitle": {"overrides": {"quixotiq": {"kind": "soundsLike", "phones": [["K", "W", "IH", "K"]], "text": "quick so tick"}}, "terms": ["Road Trip", "Quixotiq"]}}}, "generation": 3, "version": 1}"#
         let config = #"{"policyFile": "/etc/heed/policy.json", "spokenResponses": true, "stateDirectory": "/tmp/x"}"#
@@ -126,7 +127,7 @@ struct FuzzTests {
     // MARK: Plugin protocol messages, through a real child process
 
     @Test func pluginReplies() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let store = try DispatchTests.store(authorized: ["org.heed.fault"])
         let valid = [
             #"{"type":"resolve","id":$ID,"outcome":"success","value":90}"#,

@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import Testing
+import HeedTesting
 
 /// `heed listen` as a user runs it, through the real ALSA code path: ALSA's `file` plugin
 /// reads a raw recording as the capture device and writes what Heed says to a file, from an
@@ -23,7 +24,7 @@ struct ListenCommandTests {
         var environment: [String: String] = [:]
 
         init(input: [Int16], spokenResponses: Bool = false) throws {
-            url = try Fixtures.temporaryDirectory()
+            url = try TemporaryFolder.make()
             seconds = Double(input.count) / 16_000
             var bytes = Data(capacity: input.count * 2)
             for sample in input { bytes.append(le: UInt16(bitPattern: sample)) }
@@ -101,7 +102,7 @@ struct ListenCommandTests {
         #expect(Double(samples.count) / 22_050 > 0.5)
         let loud = samples.filter { abs(Int($0)) > 1000 }.count
         #expect(Double(loud) / Double(max(samples.count, 1)) > 0.1)
-        let heard = try Fixtures.temporaryDirectory().appendingPathComponent("spoken.wav")
+        let heard = try TemporaryFolder.make().appendingPathComponent("spoken.wav")
         let wav = WAVBuilder(sampleRate: 22_050, samples: samples)
         try wav.data.write(to: heard)
         #expect(Endpointer.Utterance.Ending.complete == EndpointerTests.utterances(
@@ -226,7 +227,7 @@ struct ListenCommandTests {
 
     @Test func sigusr1IsPushToTalk() throws {
         let input = try Speech.utterance("set a timer for ten minutes", before: 1.5) + Self.silence(1)
-        let file = try Fixtures.temporaryDirectory().appendingPathComponent("push.wav")
+        let file = try TemporaryFolder.make().appendingPathComponent("push.wav")
         try WAVBuilder(samples: input).data.write(to: file)
         let home = try Home(input: Self.silence(1))
         let (process, output) = try Self.start(

@@ -25,7 +25,7 @@ final class ListenerLog: Sendable {
 enum Speech {
     /// espeak-ng speech of `text` at 16 kHz, between stretches of quiet.
     static func utterance(_ text: String, voice: String = "en-us+f2", before: Double = 0.8, after: Double = 1.2) throws -> [Int16] {
-        let file = try Fixtures.temporaryDirectory().appendingPathComponent("speech.wav")
+        let file = try TemporaryFolder.make().appendingPathComponent("speech.wav")
         try Fixtures.speak(text, voice: voice, to: file)
         return EndpointerTests.roomNoise(seconds: before) + (try AudioFile.read(file.path)).samples
             + EndpointerTests.roomNoise(seconds: after, seed: 11)
@@ -89,7 +89,7 @@ struct ListenerTests {
     private static func registerWhileListening(before: Double, paced: Bool) async throws -> ListenerEvent {
         let manifests = PluginCatalog.discover(in: [Fixtures.packageRoot.appendingPathComponent("plugins")]).manifests
         let store = VocabularyStore(
-            dataDirectory: try Fixtures.temporaryDirectory(), manifests: manifests,
+            dataDirectory: try TemporaryFolder.make(), manifests: manifests,
             dictionaryPath: PocketSphinxRecognizer.Configuration.default.dictionaryPath)
         let command = try Speech.utterance("play playlist morning jazz", before: before)
         let log = ListenerLog()

@@ -29,7 +29,7 @@ final class SessionBusFixture: @unchecked Sendable {
 
     init() throws {
         // The bus's socket lives in a folder of the test's own, removed with it.
-        folder = try Fixtures.temporaryDirectory()
+        folder = try TemporaryFolder.make()
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:dir=\(folder.path)"]
@@ -111,7 +111,7 @@ struct MPRISTests {
 
         init(bus: SessionBusFixture, authorize apps: [String] = ["org.heed.mpris", "org.heed.workout"]) throws {
             self.bus = bus
-            state = try Fixtures.temporaryDirectory()
+            state = try TemporaryFolder.make()
             for app in apps { #expect(try run(["auth", "grant", app]).status == 0) }
         }
 

@@ -1,11 +1,12 @@
 import Foundation
 import HeedAudio
 import Testing
+import HeedTesting
 
 /// Claims on a microphone: real files and real `flock(2)` locks in a temporary runtime folder.
 struct MicrophoneClaimTests {
     @Test func oneHolderAtATimeNamedToTheNext() throws {
-        let folder = try Fixtures.temporaryDirectory().appendingPathComponent("heed").path
+        let folder = try TemporaryFolder.make().appendingPathComponent("heed").path
         let claim = try MicrophoneClaim.take(device: "plughw:CARD=PCH,DEV=0", owner: "heed listen", folder: folder)
         #expect(FileManager.default.fileExists(atPath: folder + "/microphone-plughw%3ACARD%3DPCH%2CDEV%3D0.lock"))
         #expect(throws: MicrophoneClaimError.self) {
@@ -26,7 +27,7 @@ struct MicrophoneClaimTests {
     }
 
     @Test func aFolderThatCannotBeMadeIsUnusableNotBusy() throws {
-        let file = try Fixtures.temporaryDirectory().appendingPathComponent("a-file")
+        let file = try TemporaryFolder.make().appendingPathComponent("a-file")
         try Data().write(to: file)
         do {
             _ = try MicrophoneClaim.take(device: "default", owner: "heed listen", folder: file.path + "/heed")

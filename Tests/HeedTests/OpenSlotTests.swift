@@ -7,6 +7,7 @@ import HeedRuntime
 import HeedState
 import Logging
 import Testing
+import HeedTesting
 
 /// Vocabulary types too large to spell out in the grammar (``OpenSlot``): a phone loop in the first
 /// pass, the closest terms in the second.
@@ -138,7 +139,7 @@ struct OpenSlotTests {
         #expect(recognizer.accepts("put on the road trip classics playlist"))
         #expect(!recognizer.accepts("put on the road trip playlist"))
 
-        let wav = try Fixtures.temporaryDirectory().appendingPathComponent("title.wav")
+        let wav = try TemporaryFolder.make().appendingPathComponent("title.wav")
         try Fixtures.speak("put on the road trip classics playlist", to: wav)
         let result = try recognizer.recognize(try AudioFile.read(wav.path))
         #expect(result.text == "put on the road trip classics playlist")
@@ -186,7 +187,7 @@ enum OpenSlotFixtures {
 struct OpenSlotStatsTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: Fixtures.heedBinary.path) && Fixtures.hasPocketSphinx))
     func statsNameTheOpenSlotAndLeaveOutItsTerms() throws {
-        let data = try Fixtures.temporaryDirectory()
+        let data = try TemporaryFolder.make()
         let titles = data.appendingPathComponent("titles.txt")
         try (try OpenSlotFixtures.titles(OpenSlot.minimumTerms)).joined(separator: "\n").write(to: titles, atomically: true, encoding: .utf8)
         let plugins = Fixtures.packageRoot.appendingPathComponent("plugins").path

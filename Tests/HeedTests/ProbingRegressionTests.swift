@@ -64,7 +64,7 @@ struct ProbingRegressionTests {
 
     @Test(arguments: hugeNumbers, ["success", "confirmationRequired", "disambiguation"])
     func aHugeNumberFromAPluginEndsTheConversationNotHeed(number: String, outcome: String) async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let value = outcome == "disambiguation" ? "\"values\":[\(number),5]" : "\"value\":\(number)"
         let manifest = try Self.scriptedPlugin([#"{"type":"resolve","id":$ID,"outcome":"\#(outcome)",\#(value)}"#], in: folder)
         let (result, _, events) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]), answers: ["yes", "the first one"])
@@ -76,7 +76,7 @@ struct ProbingRegressionTests {
 
     /// As a user met it: `heed run` ended with SIGILL (exit 132).
     @Test func heedRunSurvivesAHugeNumber() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let plugin = folder.appendingPathComponent("plugins/fault")
         try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
         let script = folder.appendingPathComponent("script")
@@ -100,7 +100,7 @@ struct ProbingRegressionTests {
     }
 
     @Test func aHugeIntegerIsRefusedAndAFittingOneIsSpoken() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let store = try DispatchTests.store(authorized: ["org.heed.fault"])
         let huge = try Self.scriptedPlugin(
             [#"{"type":"resolve","id":$ID,"outcome":"success","value":90}"#, #"{"type":"resolve","id":$ID,"outcome":"success","value":1e19}"#],
@@ -127,7 +127,7 @@ struct ProbingRegressionTests {
         (#""value":[1,2]"#, "which is not a duration"),
     ])
     func aValueOfTheWrongTypeIsRefused(value: String, message: String) async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let manifest = try Self.scriptedPlugin([#"{"type":"resolve","id":$ID,"outcome":"success",\#(value)}"#], in: folder)
         let (result, _, events) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]))
         #expect(result.ending == .failure)
@@ -136,7 +136,7 @@ struct ProbingRegressionTests {
     }
 
     @Test func anEmptyListToChooseFromIsAPluginFailure() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let manifest = try Self.scriptedPlugin([#"{"type":"resolve","id":$ID,"outcome":"disambiguation","values":[]}"#], in: folder)
         let (result, user, _) = await Self.dispatch([manifest], store: try DispatchTests.store(authorized: ["org.heed.fault"]))
         #expect(result.ending == .failure)
@@ -147,7 +147,7 @@ struct ProbingRegressionTests {
     // MARK: 2: restricted wins for extensions
 
     @Test func aRestrictedExtensionIsNeverStartedNorGrantable() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let store = try DispatchTests.store(authorized: ["org.heed.timer"], restricted: ["org.evil.ext"])
         let manifest = try Self.scriptedPlugin([], appID: "org.evil.ext", extensionOf: "org.heed.timer", in: folder)
         let (result, user, _) = await Self.dispatch([manifest], store: store, answers: ["yes"])
@@ -161,7 +161,7 @@ struct ProbingRegressionTests {
     }
 
     @Test func heedAuthGrantRefusesARestrictedExtension() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let plugin = folder.appendingPathComponent("plugins/evil")
         try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
         try #"{"appId": "org.evil.ext", "displayName": "Evil", "usageDescription": "x", "executable": "/bin/true", "intents": ["setTimer"], "extensionOf": "org.heed.timer"}"#
@@ -179,7 +179,7 @@ struct ProbingRegressionTests {
 
     @Test(arguments: ["directory", "too long", "unreadable folder"])
     func aPolicyThatCannotBeReadRefusesDispatch(kind: String) async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let policy: URL
         switch kind {
         case "directory":
@@ -219,7 +219,7 @@ struct ProbingRegressionTests {
                 return
             }
         }
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         chmod(folder.path, 0o755)
         let locked = folder.appendingPathComponent("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
@@ -245,7 +245,7 @@ struct ProbingRegressionTests {
 
     @Test(arguments: ["1e19", "9223372036854775807", "1e308", "-1e400", "1e400", "1.5", "-1"])
     func aHugeGenerationIsALocatedError(number: String) throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         try "{\n  \"version\": 1,\n  \"generation\": \(number),\n  \"apps\": {}\n}\n"
             .write(to: folder.appendingPathComponent("vocabulary.json"), atomically: true, encoding: .utf8)
         let result = try Fixtures.run(Fixtures.heedBinary, ["vocab", "list", "--data-dir", folder.path])
@@ -256,7 +256,7 @@ struct ProbingRegressionTests {
     // MARK: 5: the working folder does not shadow installed plugins; duplicates are refused
 
     @Test func theWorkingFoldersPluginsAreNotSearchedUnlessNamed() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let marker = folder.appendingPathComponent("impostor-ran")
         let impostor = folder.appendingPathComponent("plugins/timer")
         try FileManager.default.createDirectory(at: impostor, withIntermediateDirectories: true)
@@ -286,7 +286,7 @@ struct ProbingRegressionTests {
     }
 
     @Test func twoAppsClaimingOneIntentAreRefusedBothNamed() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let first = try Self.scriptedPlugin([], appID: "org.heed.fault", in: folder)
         let second = try Self.scriptedPlugin([], appID: "org.heed.other", in: folder)
         let (result, _, _) = await Self.dispatch([first, second], store: try DispatchTests.store(authorized: ["org.heed.fault", "org.heed.other"]))
@@ -296,7 +296,7 @@ struct ProbingRegressionTests {
     }
 
     @Test func aWorldWritablePluginIsRefused() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let plugin = folder.appendingPathComponent("open")
         try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
         try #"{"appId": "org.x.open", "displayName": "Open", "executable": "/bin/true", "intents": ["x"]}"#
@@ -312,7 +312,7 @@ struct ProbingRegressionTests {
     // MARK: 6: nothing from a plugin or manifest reaches the terminal as a control sequence
 
     @Test func controlCharactersFromAPluginAreShownAsSpaces() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let hostile = #"\u001b[8mhidden\rAllow? yes\u202e"#
         let manifest = try Self.scriptedPlugin(
             [
@@ -326,7 +326,7 @@ struct ProbingRegressionTests {
     }
 
     @Test func aManifestsNamesAreSanitizedInThePrompt() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let plugin = folder.appendingPathComponent("fake")
         try FileManager.default.createDirectory(at: plugin, withIntermediateDirectories: true)
         try #"{"appId": "org.x.fake", "displayName": "Fake\r\u001b[2K", "usageDescription": "Real?\u0007\n", "executable": "/bin/true", "intents": ["x"]}"#
@@ -385,7 +385,7 @@ struct ProbingRegressionTests {
     // MARK: 9: a plugin that exits leaving a child holding its output
 
     @Test func aPluginsLeftoverChildIsKilledAndTheFailureIsImmediate() async throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         var manifest = try Self.scriptedPlugin([], in: folder)
         // A length no other test run on this machine uses, so pgrep finds only this child.
         let seconds = "300.\(UInt32.random(in: 1..<UInt32.max))"

@@ -6,6 +6,7 @@ import HeedRuntime
 import HeedSpeech
 import Logging
 import Testing
+import HeedTesting
 
 /// Real PocketSphinx with the real en-us model on real recordings (Debian's pocketsphinx-testdata).
 @Suite(
@@ -126,7 +127,7 @@ struct RecognizerTests {
     }
 
     @Test func namesGrammarWordsWithoutPronunciation() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let path = folder.appendingPathComponent("odd.gram").path
         try "#JSGF V1.0;\ngrammar odd;\npublic <a> = play zyrtecqx | stop blorfle;\n".write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: RecognizerError.self) { try Fixtures.recognizer(grammar: path) }
@@ -137,7 +138,7 @@ struct RecognizerTests {
     }
 
     @Test func reportsAGrammarThatDoesNotParse() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let path = folder.appendingPathComponent("broken.gram").path
         try "#JSGF V1.0;\ngrammar broken;\npublic <a> = (play | stop;\n".write(toFile: path, atomically: true, encoding: .utf8)
         let error = #expect(throws: RecognizerError.self) { try Fixtures.recognizer(grammar: path) }
@@ -174,7 +175,7 @@ struct RecognizerTests {
 struct SynthesizedSpeechTests {
     @Test func recognizesSpokenCommands() throws {
         let recognizer = try Fixtures.recognizer(grammar: Fixtures.grammar("commands.gram"))
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let commands = ["start", "stop", "pause", "resume", "next", "previous", "cancel", "yes", "no", "volume up"]
         var right = 0
         for command in commands {
@@ -273,7 +274,7 @@ struct SynthesizedIntentTests {
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.maximumAlternatives = 0
         let recognizer = try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         var right = 0
         for (index, command) in Self.commands.enumerated() {
             #expect(catalog.parse(command.text).first?.intent == command.intent, "\(command.text) does not parse")

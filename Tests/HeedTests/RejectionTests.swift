@@ -7,12 +7,13 @@ import HeedSpeech
 import Logging
 import Testing
 import HeedEvaluation
+import HeedTesting
 
 /// How `heed eval` tells commands from speech to reject, and counts false accepts per hour.
 @Suite("Rejection measurement")
 struct RejectionTests {
     private func manifest(_ rows: [String], header: String = "wav\ttranscript\tintent_slots_json\tspeaker\texpect") throws -> String {
-        let path = try Fixtures.temporaryDirectory().appendingPathComponent("m.tsv").path
+        let path = try TemporaryFolder.make().appendingPathComponent("m.tsv").path
         try ([header] + rows).joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -148,7 +149,7 @@ struct LiveRejectionTests {
     }
 
     @Test func evalCountsNegativesAndPrintsTheCurve() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let manifest = folder.appendingPathComponent("librivox.tsv").path
         let rows = ["0880", "0930"].map { "\(Fixtures.testData)/librivox/sense_and_sensibility_01_austen_64kb-\($0).wav" }
         try (["wav"] + rows).joined(separator: "\n").write(toFile: manifest, atomically: true, encoding: .utf8)

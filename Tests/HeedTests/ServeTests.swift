@@ -5,6 +5,7 @@ import HeedService
 import Synchronization
 import Testing
 import HeedState
+import HeedTesting
 
 /// `heed serve` as users run it: the real service process on a temporary socket, and real
 /// client processes (`heed-client-example`, identified by the kernel through their executable),
@@ -29,7 +30,7 @@ struct ServeTests {
         var policy: URL { folder.appendingPathComponent("policy.json") }
 
         init() throws {
-            folder = try Fixtures.temporaryDirectory()
+            folder = try TemporaryFolder.make()
             try FileManager.default.createDirectory(at: clients, withIntermediateDirectories: true)
             try JSONSerialization.data(withJSONObject: ["policyFile": policy.path]).write(to: URL(fileURLWithPath: config))
         }
@@ -656,7 +657,7 @@ struct ServeTests {
     // MARK: - Pieces
 
     @Test func speechRecognitionDecisionsShareTheAuthorizationStore() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let policy = folder.appendingPathComponent("policy.json")
         let store = AuthorizationStore(stateDirectory: folder, policyFile: policy)
         try store.record(.authorized, for: "org.heed.timer", .siri)
@@ -682,7 +683,7 @@ struct ServeTests {
     }
 
     @Test func clientManifestsAreCheckedWhereTheyAreWrong() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         func load(_ text: String) throws -> ClientManifest {
             let file = folder.appendingPathComponent("client.json")
             try text.write(to: file, atomically: true, encoding: .utf8)
@@ -735,7 +736,7 @@ struct ServeTests {
         #expect(auth.output.contains("heed auth speech-recognition grant org.heed.example-client"))
         let unknown = try Fixtures.run(
             Fixtures.heedBinary, ["auth", "speech-recognition", "grant", "org.example.nobody", "--clients", Fixtures.packageRoot.appendingPathComponent("clients").path,
-                                  "--state-dir", try Fixtures.temporaryDirectory().path])
+                                  "--state-dir", try TemporaryFolder.make().path])
         #expect(unknown.status == 2)
         #expect(unknown.error.contains("unknown client 'org.example.nobody'") && unknown.error.contains("org.heed.example-client"), "\(unknown.error)")
         let client = try Fixtures.run(Self.clientBinary, ["--help"])

@@ -68,9 +68,6 @@ enum Fixtures {
         return try PocketSphinxRecognizer(grammar: try Grammar.file(path), configuration: configuration, logger: Logger(label: "test"))
     }
 
-    /// A fresh temporary folder, removed when the test process exits.
-    static func temporaryDirectory() throws -> URL { try TemporaryFolder.make() }
-
     /// Writes an executable script (0755). The file is written through a descriptor closed on
     /// exec: a process another test starts meanwhile does not inherit it open for writing, which
     /// would make starting the script fail with "Text file busy" for as long as that process runs.

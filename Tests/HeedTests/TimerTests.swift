@@ -1,6 +1,7 @@
 import Foundation
 import HeedCore
 import Testing
+import HeedTesting
 
 /// Timers end to end: several at once, named, chosen by name or length or by asking, paused,
 /// resumed, changed, listed and cancelled, through `heed run` (the real timer plugin, which keeps
@@ -11,7 +12,7 @@ struct TimerTests {
     struct Heed {
         let state: URL
         init() throws {
-            state = try Fixtures.temporaryDirectory()
+            state = try TemporaryFolder.make()
             #expect(try Fixtures.run(Fixtures.heedBinary, ["auth", "grant", "org.heed.timer", "--state-dir", state.path]).status == 0)
         }
 

@@ -2,6 +2,7 @@ import Foundation
 import HeedRuntime
 import Testing
 import HeedEvaluation
+import HeedTesting
 
 @Suite("Transcripts and manifests")
 struct TranscriptTests {
@@ -18,7 +19,7 @@ struct TranscriptTests {
     }
 
     @Test func readsManifestsRelativeToTheirFolder() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let path = folder.appendingPathComponent("m.tsv").path
         try "wav\ttranscript\tintent_slots_json\tspeaker\nwav/a.wav\tGo Forward\t{}\ts1\n\nwav/b.wav\t\t\t\n".write(toFile: path, atomically: true, encoding: .utf8)
         let manifest = try CorpusManifest(path: path)
@@ -30,7 +31,7 @@ struct TranscriptTests {
     }
 
     @Test func namesTheLineOfABadManifest() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let path = folder.appendingPathComponent("m.tsv").path
         try "transcript\twav\nhello\ta.wav\nbye\t\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: ManifestError(path: path, line: 3, reason: "the `wav` field (column 2) is empty")) {

@@ -8,6 +8,7 @@ import HeedSpeech
 import Logging
 import Testing
 import HeedState
+import HeedTesting
 
 /// Manifests like the built-in plugins', for stores in tests.
 private enum VocabularyFixtures {
@@ -18,7 +19,7 @@ private enum VocabularyFixtures {
     ]
 
     static func store() throws -> VocabularyStore {
-        VocabularyStore(dataDirectory: try Fixtures.temporaryDirectory(), manifests: manifests)
+        VocabularyStore(dataDirectory: try TemporaryFolder.make(), manifests: manifests)
     }
 
     /// The shipped intents, or one domain's (`media`): the whole intents' grammar sometimes keeps no
@@ -279,7 +280,7 @@ struct VocabularyStoreTests {
     }
 
     @Test func snapshotLeavesOutAppsNoLongerInstalled() throws {
-        let directory = try Fixtures.temporaryDirectory()
+        let directory = try TemporaryFolder.make()
         let store = VocabularyStore(dataDirectory: directory, manifests: VocabularyFixtures.manifests)
         try store.set(["Morning Jazz"], type: "playlistTitle", app: "org.heed.media")
         try store.set(["Zyrtec"], type: "listItem", app: "org.heed.notes")
@@ -311,7 +312,7 @@ struct VocabularyLiveTests {
         configuration.maximumAlternatives = 0
         let grammar = try RecognitionSetup(catalog: catalog, vocabulary: snapshot).grammar
         let recognizer = try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "test"))
-        let wav = try Fixtures.temporaryDirectory().appendingPathComponent("jazz.wav")
+        let wav = try TemporaryFolder.make().appendingPathComponent("jazz.wav")
         // "play playlist …" itself gets no hypothesis from PocketSphinx on espeak-ng audio, even
         // with a three-sentence JSGF grammar ("play" right before "playlist"); the other template is heard.
         try Fixtures.speak("put on playlist morning jazz", to: wav)
@@ -391,7 +392,7 @@ struct VocabularyScaleTests {
 private struct VocabCLI {
     let dataDirectory: URL
 
-    init() throws { dataDirectory = try Fixtures.temporaryDirectory() }
+    init() throws { dataDirectory = try TemporaryFolder.make() }
 
     @discardableResult
     func callAsFunction(_ arguments: String...) throws -> (status: Int32, output: String, error: String) {
@@ -459,7 +460,7 @@ struct VocabularyCommandLineTests {
     @Test(.enabled(if: hasBinary))
     func importReplacesFromLinesOrJSON() throws {
         let cli = try VocabCLI()
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let lines = folder.appendingPathComponent("items.txt")
         try "# groceries\nZyrtec\n\noat milk\nZYRTEC\n".write(to: lines, atomically: true, encoding: .utf8)
         let target = ["--app", "org.heed.notes", "--type", "listItem"]
@@ -491,7 +492,7 @@ struct VocabularyCommandLineTests {
         #expect(json.output.contains(#""source":"override""#))
         let badPhone = try cli("vocab", "override", "--app", "org.heed.notes", "--type", "listItem", "Zyrtec", "--phones", "Z QQ")
         #expect(badPhone.status == 1 && badPhone.error.contains("QQ"))
-        let wav = try Fixtures.temporaryDirectory().appendingPathComponent("zyrtec.wav")
+        let wav = try TemporaryFolder.make().appendingPathComponent("zyrtec.wav")
         #expect(try cli("vocab", "pronounce", "Zyrtec", "--wav", wav.path).status == 0)
         let audio = try AudioFile.read(wav.path)
         #expect(audio.samples.count > 4000)
@@ -523,7 +524,7 @@ struct VocabularyCommandLineTests {
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.contains(#""playlist":"Morning Jazz""#))
         guard Fixtures.hasEspeak else { return }
-        let wav = try Fixtures.temporaryDirectory().appendingPathComponent("jazz.wav")
+        let wav = try TemporaryFolder.make().appendingPathComponent("jazz.wav")
         try Fixtures.speak("put on playlist morning jazz", to: wav)
         let recognized = try cli.run(["recognize", "--json", "--intents", "intents/media.json"] + data + [wav.path])
         #expect(recognized.status == 0, "\(recognized.error)")

@@ -3,6 +3,7 @@ import HeedIntents
 import HeedRuntime
 import HeedSpeech
 import Testing
+import HeedTesting
 
 /// Heed judges a wake phrase against the shipped command grammar and the dictionary before
 /// listening for it (issue #12, item 4).
@@ -45,7 +46,7 @@ struct WakePhraseTests {
 
     /// The config's wakePhrase is the one judged (and listened for); --check-wake-phrase exits 1 on a warning.
     @Test func theConfigNamesTheWakePhrase() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryFolder.make()
         let config = folder.appendingPathComponent("config.json")
         try #"{"wakePhrase": "Hey Computer"}"#.write(to: config, atomically: true, encoding: .utf8)
         let good = try Fixtures.run(Fixtures.heedBinary, ["listen", "--check-wake-phrase", "--config", config.path, "--json"])
