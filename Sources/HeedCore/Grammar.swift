@@ -15,6 +15,9 @@ public struct Grammar: Sendable, Hashable {
     public let source: Source
     /// Vocabulary types the word graph says as a loop of phones (``OpenSlot``), with their terms.
     public var openSlots: [OpenSlot] = []
+    /// Whether the recognizer puts its loop for other speech beside this word graph's sentences
+    /// (HeedSpeech's `OtherSpeechLoop`): a command grammar that listens to a room.
+    public var hearsOtherSpeech = false
 
     /// Creates a grammar from JSGF text; all public rules are accepted.
     public init(name: String, jsgf: String) {

@@ -39,7 +39,9 @@ public struct RecognitionSetup: Sendable {
     public init(unchecked catalog: IntentCatalog, vocabulary: VocabularySnapshot = .empty) {
         self.catalog = catalog
         self.vocabulary = vocabulary
-        grammar = Grammar(name: "intents", wordGraph: catalog.automaton(vocabulary: vocabulary.terms).wordGraph)
+        var grammar = Grammar(name: "intents", wordGraph: catalog.automaton(vocabulary: vocabulary.terms).wordGraph)
+        grammar.hearsOtherSpeech = true
+        self.grammar = grammar
         parser = catalog.parser(vocabulary: vocabulary.terms)
     }
 
@@ -86,6 +88,7 @@ extension IntentCatalog {
         guard !missing.isEmpty else {
             var grammar = Grammar(name: "intents", wordGraph: automaton.wordGraph)
             grammar.openSlots = openSlots
+            grammar.hearsOtherSpeech = true
             return grammar
         }
         // Only to say where each word comes from: the JSGF compiler keeps the words' locations.

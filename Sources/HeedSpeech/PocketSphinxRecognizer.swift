@@ -38,6 +38,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         /// grammar path is measured against. Without it the reference is the decoder's own
         /// per-frame normalisation: half the decoding time, slightly weaker rejection.
         public var phoneLoopReference: Bool
+        /// The loop beside a command grammar's sentences that takes other talk
+        /// (``Grammar/hearsOtherSpeech``); `nil` decodes the grammar alone.
+        public var otherSpeechLoop: OtherSpeechLoop? = .standard
         /// Maps the acoustic margin to a confidence; use the model fitted for the reference in use.
         public var confidence: ConfidenceModel
         /// Results whose confidence is below this are rejected.
@@ -246,7 +249,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             return LoadedGrammar(name: grammar.name, finiteState: nil)
         case .jsgf, .wordGraph:
             // Words without a pronunciation are Heed's own finding: its message, not PocketSphinx's log.
-            let compiled = try finiteState(grammar, decoder: decoder, lexicon: &lexicon, log: log)
+            let compiled = try finiteState(
+                grammar, otherSpeech: grammar.hearsOtherSpeech ? configuration.otherSpeechLoop : nil,
+                decoder: decoder, lexicon: &lexicon, log: log)
             do {
                 try decoder.addSearch(compiled, name: search)
             } catch {
@@ -260,9 +265,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     /// Compiles a grammar into a finite-state grammar whose every word the decoder can say,
-    /// alternate pronunciations drawn in beside each word.
+    /// alternate pronunciations drawn in beside each word, and a word graph's sentences
+    /// beside `otherSpeech` when it is given.
     private static func finiteState(
-        _ grammar: Grammar, decoder: SphinxDecoder, lexicon: inout Lexicon, log: SphinxLogSink
+        _ grammar: Grammar, otherSpeech: OtherSpeechLoop?, decoder: SphinxDecoder, lexicon: inout Lexicon, log: SphinxLogSink
     ) throws(RecognizerError) -> FiniteStateGrammar {
         switch grammar.source {
         case .languageModel:
@@ -278,15 +284,18 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             try lexicon.add(words, to: decoder, source: grammar.name)
             compiled.addAlternates(lexicon.alternates(of: words))
             return compiled
-        case .wordGraph(let graph):
+        case .wordGraph(let sentences):
+            let graph = otherSpeech?.beside(sentences) ?? sentences
             let words = Set(graph.arcs.map(\.word)).filter { !Self.isFiller($0) }
-            // An open slot's phone words are said as their phone; its terms' words are needed
-            // by the second pass (``OpenSlotSearch``).
+            // An open slot's and the other-speech loop's phone words are said as their phone; the
+            // slot's terms' words are needed by the second pass (``OpenSlotSearch``).
             for word in words { if let (_, phone) = OpenSlot.parse(word) { lexicon.additional[word] = [phone] } }
             try lexicon.add(words.union(grammar.openSlots.flatMap { $0.terms.joined() }), to: decoder, source: grammar.name)
             return decoder.finiteStateGrammar(
                 graph, name: grammar.name, alternates: lexicon.alternates(of: words),
-                probability: OpenSlotSearch.arcProbability(in: graph))
+                probability: { [slotProbability = OpenSlotSearch.arcProbability(in: sentences)] arc in
+                    otherSpeech?.probability(of: arc, start: graph.start) ?? slotProbability(arc)
+                })
         }
     }
 
@@ -417,7 +426,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard Self.loudestFrameLevel(utterance) < Self.speechLevelFloor else { return nil }
         // Digital silence, or next to it: the dithered decoder would force a short word
         // onto it with middling confidence. There is nothing to hear.
-        return RecognitionResult(
+        return nothingHeard(cpuStart: cpuStart)
+    }
+
+    /// An empty, rejected result: no command was said.
+    private func nothingHeard(cpuStart: Double) -> RecognitionResult {
+        RecognitionResult(
             text: "", score: 0, acousticMargin: 0, confidence: 0, rejected: true, alternatives: [], words: [],
             durationSeconds: Double(utterance.count) / Double(AudioBuffer.recognitionSampleRate),
             decodeSeconds: threadCPUSeconds() - cpuStart
@@ -432,6 +446,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         -> RecognitionResult
     {
         var (best, lastWords, live) = (best, lastWords, live)
+        if best.contains(where: { OtherSpeechLoop.isWord($0.word) }) {
+            // The loop beside the sentences explained the utterance better than any of them.
+            return nothingHeard(cpuStart: cpuStart)
+        }
         if let openSlots = grammar.openSlots, let second = try decodeOpenSlots(openSlots, best: best, lastWords: lastWords) {
             // Decoded again over the buffered utterance: its frames count from the utterance's start.
             (best, lastWords, live) = (second.best, second.lastWords, false)
@@ -723,6 +741,8 @@ private struct LoadedGrammar {
     /// Whether the grammar accepts this word sequence; a language model accepts every one.
     func accepts(_ words: [String]) -> Bool {
         guard let finiteState else { return true }
+        // The other-speech loop is in the compiled grammar, but its paths are no sentences.
+        guard !words.contains(where: OtherSpeechLoop.isWord) else { return false }
         return finiteState.accepts(words) || openSlots?.accepts(words) == true
     }
 }

@@ -94,6 +94,18 @@ struct RecognizerOptions: ParsableArguments {
     )
     var withoutPhoneLoop = false
 
+    @Flag(
+        name: .customLong("no-other-speech-loop"),
+        help: ArgumentHelp(
+            "Decode the intents' sentences without the loop of phones beside them that takes other talk.",
+            discussion: """
+                By default an utterance that a loop of phones explains better than any sentence is rejected \
+                as other speech (docs/RECOGNITION.md). Without the loop more other talk is heard as commands.
+                """
+        )
+    )
+    var withoutOtherSpeechLoop = false
+
     @Flag(name: .shortAndLong, help: "Show PocketSphinx's own log on standard error.")
     var verbose = false
 
@@ -182,6 +194,7 @@ struct RecognizerOptions: ParsableArguments {
             configuration.phoneLoopReference = false
             configuration.confidence = .pathOnly
         }
+        if withoutOtherSpeechLoop { configuration.otherSpeechLoop = nil }
         configuration.rejectionThreshold = threshold(lenient: lenient)
         for option in decoderOptions {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
