@@ -8,8 +8,8 @@ import HeedCore
 /// again, and it may end the utterance. When the search's best path goes through it, the
 /// utterance was other speech: the result is empty and rejected, with no alignment or phone-loop
 /// pass. A coarse set of phones is enough to win against commands picked out of other talk and
-/// costs little search: all 39 phones rejected a few more clips of other speech but decoded
-/// 18–24% slower. docs/MEASUREMENTS.md, "A loop for other speech", has the sweep.
+/// costs little search: all 39 phones, at costs that took no heard-right command either, rejected
+/// no more and decoded 18–24% slower. docs/MEASUREMENTS.md, "A loop for other speech", has the sweep.
 public struct OtherSpeechLoop: Sendable, Hashable {
     /// The phones of the loop (ARPAbet, as ``ModelPhones/speech`` spells them).
     public var phones: [String]
