@@ -132,6 +132,8 @@ public struct WakePhraseSpotter: Sendable {
         var wake = Grammar(name: Self.wakeGrammar, wordGraph: graph.prefixed(by: words))
         // A command said in the same breath names a registered title the way the commands do.
         wake.openSlots = commands.openSlots
+        // Other talk goes into the recognizer's loop rather than onto the phrase and a command.
+        wake.hearsOtherSpeech = commands.hearsOtherSpeech
         try recognizer.loadGrammar(wake)
         try recognizer.loadGrammar(Grammar(name: Self.phraseGrammar, wordGraph: WordGraph(phrases: [words])))
     }

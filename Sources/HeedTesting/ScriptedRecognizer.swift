@@ -44,6 +44,9 @@ public final class ScriptedRecognizer: SpeechRecognizer {
     private let unsayable: Set<String>
     private var live: (samples: Int, active: Bool) = (0, false)
 
+    /// A grammar loaded under `name`, as it was given.
+    public func grammar(named name: String) -> Grammar? { grammars[name] }
+
     /// Creates a recognizer with `grammar` active.
     ///
     /// - Parameters:

@@ -2,9 +2,10 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedIntents
-import HeedRuntime
+@testable import HeedRuntime
 @testable import HeedSpeech
 import Logging
+import HeedTesting
 import Testing
 
 /// The loop of phones beside the intents' sentences that takes other talk.
@@ -28,6 +29,17 @@ struct OtherSpeechLoopTests {
         #expect(graph.arcs.allSatisfy { loop.probability(of: $0, start: graph.start) == nil })
         #expect(OtherSpeechLoop.isWord("{heed_other_speech}ah"))
         #expect(!OtherSpeechLoop.isWord("{playlistTitle}ah") && !OtherSpeechLoop.isWord("pause"))
+    }
+
+    @Test func theWakeGrammarKeepsItsCommandsLoop() throws {
+        var commands = Grammar(name: "intents", wordGraph: WordGraph(phrases: [["pause"]]))
+        for hears in [true, false] {
+            commands.hearsOtherSpeech = hears
+            let recognizer = ScriptedRecognizer(grammar: commands, script: [:])
+            try WakePhraseSpotter(phrase: "hey heed").load(into: recognizer, commands: commands)
+            #expect(recognizer.grammar(named: WakePhraseSpotter.wakeGrammar)?.hearsOtherSpeech == hears)
+            #expect(recognizer.grammar(named: WakePhraseSpotter.phraseGrammar)?.hearsOtherSpeech == false)
+        }
     }
 
     /// Real clips of other speech that the shipped intents heard as commands at the lenient point
