@@ -39,9 +39,7 @@ public struct RecognitionSetup: Sendable {
     public init(unchecked catalog: IntentCatalog, vocabulary: VocabularySnapshot = .empty) {
         self.catalog = catalog
         self.vocabulary = vocabulary
-        var grammar = Grammar(name: "intents", wordGraph: catalog.automaton(vocabulary: vocabulary.terms).wordGraph)
-        grammar.hearsOtherSpeech = true
-        self.grammar = grammar
+        grammar = IntentCatalog.commandGrammar(catalog.automaton(vocabulary: vocabulary.terms))
         parser = catalog.parser(vocabulary: vocabulary.terms)
     }
 
@@ -60,6 +58,15 @@ public struct RecognitionSetup: Sendable {
 }
 
 extension IntentCatalog {
+    /// The recognizer's grammar of the intents' word automaton: a command grammar, decoded beside
+    /// the recognizer's loop for other speech.
+    static func commandGrammar(_ automaton: WordAutomaton, openSlots: [OpenSlot] = []) -> Grammar {
+        var grammar = Grammar(name: "intents", wordGraph: automaton.wordGraph)
+        grammar.openSlots = openSlots
+        grammar.hearsOtherSpeech = true
+        return grammar
+    }
+
     /// The recognizer's grammar for these intents, checked against the pronunciation dictionary:
     /// their minimal word automaton, loaded as a finite-state grammar without null transitions.
     ///
@@ -85,12 +92,7 @@ extension IntentCatalog {
             dictionaryPath: dictionaryPath,
             additionalPronunciations: additionalPronunciations
         )
-        guard !missing.isEmpty else {
-            var grammar = Grammar(name: "intents", wordGraph: automaton.wordGraph)
-            grammar.openSlots = openSlots
-            grammar.hearsOtherSpeech = true
-            return grammar
-        }
+        guard !missing.isEmpty else { return Self.commandGrammar(automaton, openSlots: openSlots) }
         // Only to say where each word comes from: the JSGF compiler keeps the words' locations.
         let compiled = grammar(vocabulary: vocabulary)
         if let first = missing.compactMap({ word in compiled.words[word].map { (word, $0) } }).min(by: { $0.1 < $1.1 }) {

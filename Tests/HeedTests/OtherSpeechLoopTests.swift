@@ -53,13 +53,10 @@ struct OtherSpeechLoopTests {
     ]
 
     private static func intentsRecognizer(loop: OtherSpeechLoop?) throws -> PocketSphinxRecognizer {
-        let root = Fixtures.packageRoot
-        let catalog = try IntentCatalog.load(intents: [root.appendingPathComponent("intents")], grammars: [root.appendingPathComponent("grammars")])
-        var configuration = PocketSphinxRecognizer.Configuration.default
-        configuration.maximumAlternatives = 0
-        configuration.rejectionThreshold = ConfidenceModel.features.lenientPoint
-        configuration.otherSpeechLoop = loop
-        return try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
+        try Fixtures.shippedIntentsRecognizer { configuration in
+            configuration.rejectionThreshold = ConfidenceModel.features.lenientPoint
+            configuration.otherSpeechLoop = loop
+        }
     }
 
     @Test(.enabled(if: Fixtures.corpora != nil && Fixtures.hasPocketSphinx, "needs the shared corpora (HEED_CORPORA or ../shared/corpora) and pocketsphinx-en-us"))

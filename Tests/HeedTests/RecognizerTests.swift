@@ -269,11 +269,8 @@ struct SynthesizedIntentTests {
     ]
 
     @Test func everyDomainIsHeard() throws {
-        let root = Fixtures.packageRoot
-        let catalog = try IntentCatalog.load(intents: [root.appendingPathComponent("intents")], grammars: [root.appendingPathComponent("grammars")])
-        var configuration = PocketSphinxRecognizer.Configuration.default
-        configuration.maximumAlternatives = 0
-        let recognizer = try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
+        let catalog = try Speech.catalog()
+        let recognizer = try Fixtures.shippedIntentsRecognizer()
         let folder = try TemporaryFolder.make()
         var right = 0
         for (index, command) in Self.commands.enumerated() {

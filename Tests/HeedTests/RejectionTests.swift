@@ -104,16 +104,8 @@ struct RejectionTests {
     .enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata")
 )
 struct LiveRejectionTests {
-    private static func intentsRecognizer() throws -> PocketSphinxRecognizer {
-        let root = Fixtures.packageRoot
-        let catalog = try IntentCatalog.load(intents: [root.appendingPathComponent("intents")], grammars: [root.appendingPathComponent("grammars")])
-        var configuration = PocketSphinxRecognizer.Configuration.default
-        configuration.maximumAlternatives = 0
-        return try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
-    }
-
     @Test func readSentencesAreRejectedAndScoreBelowTheBundledCommands() throws {
-        let recognizer = try Self.intentsRecognizer()
+        let recognizer = try Fixtures.shippedIntentsRecognizer()
         let sentences = try FileManager.default.contentsOfDirectory(atPath: Fixtures.testData + "/librivox").filter { $0.hasSuffix(".wav") }
         #expect(sentences.count == 5)
         var accepted: [String] = []
@@ -138,7 +130,7 @@ struct LiveRejectionTests {
 
     @Test(.enabled(if: Fixtures.corpora != nil, "needs the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func singleWordsOutsideTheGrammarAreMostlyRejected() throws {
-        let recognizer = try Self.intentsRecognizer()
+        let recognizer = try Fixtures.shippedIntentsRecognizer()
         let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/speech_commands_v001_sample/manifest.tsv")
         let auxiliary = manifest.entries.filter { $0.labels?.contains("auxiliary_word") == true }
         var accepted = 0

@@ -1,6 +1,8 @@
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedIntents
+import HeedRuntime
 import HeedSpeech
 import HeedTesting
 import Logging
@@ -50,6 +52,19 @@ enum Fixtures {
     }()
 
     static let hasEspeak = FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng")
+
+    /// A real recognizer of the shipped intents as the hearing commands load it, without n-best
+    /// alternatives; `configure` changes its configuration first.
+    static func shippedIntentsRecognizer(
+        _ configure: (inout PocketSphinxRecognizer.Configuration) -> Void = { _ in }
+    ) throws -> PocketSphinxRecognizer {
+        let catalog = try IntentCatalog.load(
+            intents: [packageRoot.appendingPathComponent("intents")], grammars: [packageRoot.appendingPathComponent("grammars")])
+        var configuration = PocketSphinxRecognizer.Configuration.default
+        configuration.maximumAlternatives = 0
+        configure(&configuration)
+        return try PocketSphinxRecognizer(grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
+    }
 
     static func grammar(_ name: String) -> String {
         packageRoot.appendingPathComponent("grammars/\(name)").path
