@@ -7,7 +7,8 @@
 Each stream sends transcribe, audio-start, the file's chunks (in real time with --realtime, as
 a satellite does), audio-stop, and waits for the transcript; R rounds one after another, each
 stream with its own connection. Prints one JSON object: streams, utterances, correct (the
-transcript equals the expected text), latency from sending audio-stop to receiving the
+transcript equals the expected text), with_partial_results (transcriptions that began with
+transcript-start: the server streamed partial results for them), latency from sending audio-stop to receiving the
 transcript (p50, p95, max, ms), the server's CPU seconds and peak RSS (from /proc with
 --server-pid), and, with --server-log (the output of `heed serve --json`), the decoding time
 the server reports for each transcript (p50, p95, ms).
@@ -55,15 +56,18 @@ async def one(uri, audio, expected, chunk_ms, realtime):
                 await asyncio.sleep(max(0.0, started + (index + 1) * chunk_ms / 1000 - time.monotonic()))
         await client.write_event(AudioStop().event())
         stopped = time.monotonic()
+        streamed = False
         while True:
             event = await asyncio.wait_for(client.read_event(), 120)
             if event is None:
-                return None, False, "closed"
+                return None, False, "closed", streamed
+            if event.type == "transcript-start":
+                streamed = True
             if event.type == "transcript":
                 text = event.data.get("text", "")
-                return (time.monotonic() - stopped) * 1000, text == expected, text
+                return (time.monotonic() - stopped) * 1000, text == expected, text, streamed
             if event.type == "error":
-                return None, False, event.data.get("text")
+                return None, False, event.data.get("text"), streamed
     finally:
         await client.disconnect()
 
@@ -119,18 +123,19 @@ async def main():
             jobs.append(one(args.uri, audio[path], expected, args.chunk_ms, args.realtime))
         results += await asyncio.gather(*jobs)
     wall = time.monotonic() - wall
-    latencies = [latency for latency, _, _ in results if latency is not None]
+    latencies = [latency for latency, _, _, _ in results if latency is not None]
     summary = {
         "streams": args.streams,
         "rounds": args.rounds,
         "realtime": args.realtime,
         "utterances": len(results),
         "answered": len(latencies),
-        "correct": sum(1 for _, correct, _ in results if correct),
+        "correct": sum(1 for _, correct, _, _ in results if correct),
+        "with_partial_results": sum(1 for _, _, _, streamed in results if streamed),
         "latency_ms": {"p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95), "max": percentile(latencies, 1.0)},
         "audio_seconds": round(audio_seconds, 1),
         "wall_seconds": round(wall, 1),
-        "texts": sorted({text for _, _, text in results if text is not None}),
+        "texts": sorted({text for _, _, text, _ in results if text is not None}),
     }
     if args.server_pid:
         summary["server_cpu_seconds"] = round(cpu_seconds(args.server_pid) - cpu_before, 1)

@@ -212,7 +212,7 @@ final class WyomingSession {
         do {
             let lease = try service.recognizers.checkOut(.grammar(.intents))
             request = .transcribe(
-                Transcription(lease: lease, recognizers: service.recognizers, partialResults: configuration.partialResults))
+                Transcription(lease: lease, recognizers: service.recognizers, partialSlots: service.partialSlots))
             ignoringAudio = false
             return true
         } catch {
@@ -475,10 +475,18 @@ final class Transcription {
     /// Whether `transcript-start`/`-chunk`/`-stop` go out.
     let streaming: Bool
 
-    init(lease: Recognizers.Lease, recognizers: Recognizers, partialResults: Bool) {
+    private let partialSlots: PartialSlots
+
+    /// - Parameter partialSlots: Partial results stream when a slot is free (and the second
+    ///   decoder loads); otherwise only the final transcript goes out.
+    init(lease: Recognizers.Lease, recognizers: Recognizers, partialSlots: PartialSlots) {
         self.lease = lease
         self.recognizers = recognizers
-        partials = partialResults ? PartialResults(lease) : nil
+        self.partialSlots = partialSlots
+        if partialSlots.take() {
+            partials = PartialResults(lease)
+            if partials == nil { partialSlots.give() }
+        }
         streaming = partials != nil
     }
 
@@ -516,14 +524,15 @@ final class Transcription {
 
     /// Ends partial results for this stream; the final transcript is the same without them.
     func stopPartials() {
-        partials?.stop()
-        partials = nil
+        guard let partials else { return }
+        partials.stop()
+        self.partials = nil
+        partialSlots.give()
     }
 
     /// Decodes the whole audio, as `heed recognize` decodes a file.
     func finalResult() throws(RecognizerError) -> HeedCore.RecognitionResult {
-        partials?.stop()
-        partials = nil
+        stopPartials()
         return try recognizers.finalResult(samples, with: lease)
     }
 
@@ -531,7 +540,7 @@ final class Transcription {
     func close() {
         guard !closed else { return }
         closed = true
-        partials?.stop()
+        stopPartials()
         recognizers.checkIn(lease)
     }
 }

@@ -25,9 +25,16 @@ public final class WyomingService: Service, Sendable {
         public var wakePhrase: String
         /// The confidence the wake phrase must reach.
         public var wakeThreshold: Double
-        /// Whether transcriptions stream `transcript-start`/`-chunk`/`-stop` while audio comes
-        /// (a second decoder per stream).
-        public var partialResults: Bool
+        /// The most transcriptions that stream `transcript-start`/`-chunk`/`-stop` while their
+        /// audio comes, at once; 0 turns partial results off. Each decodes its stream live on a
+        /// second decoder, about half again the CPU of its final transcript: streams beyond the
+        /// limit get the final transcript only, so that many satellites speaking at once stay
+        /// real-time.
+        public var partialStreams: Int
+        /// Whether any transcription streams partial results.
+        public var partialResults: Bool { partialStreams > 0 }
+        /// The default of ``partialStreams``: one per processor core.
+        public static var defaultPartialStreams: Int { ProcessInfo.processInfo.activeProcessorCount }
         /// What one event may hold.
         public var limits: WyomingLimits
         /// The most audio one transcription or detection takes, in seconds.
@@ -35,12 +42,13 @@ public final class WyomingService: Service, Sendable {
 
         public init(
             version: String, wakePhrase: String = "hey heed", wakeThreshold: Double = WakePhraseSpotter.defaultThreshold,
-            partialResults: Bool = true, limits: WyomingLimits = .standard, maximumSeconds: Double = 60
+            partialStreams: Int = Configuration.defaultPartialStreams, limits: WyomingLimits = .standard,
+            maximumSeconds: Double = 60
         ) {
             self.version = version
             self.wakePhrase = wakePhrase
             self.wakeThreshold = wakeThreshold
-            self.partialResults = partialResults
+            self.partialStreams = max(0, partialStreams)
             self.limits = limits
             self.maximumSeconds = maximumSeconds
         }
@@ -68,6 +76,8 @@ public final class WyomingService: Service, Sendable {
     let logger: Logger
     let emit: @Sendable (ServiceEvent) -> Void
     private let state = Mutex(State())
+    /// The transcriptions streaming partial results now.
+    let partialSlots: PartialSlots
     private let accepting: AcceptLoop
     private let jobs: AsyncStream<HandleJob>
     private let jobContinuation: AsyncStream<HandleJob>.Continuation
@@ -88,6 +98,7 @@ public final class WyomingService: Service, Sendable {
         self.dispatcher = dispatcher
         self.logger = logger
         self.emit = emit
+        self.partialSlots = PartialSlots(limit: configuration.partialStreams)
         do {
             accepting = try AcceptLoop()
         } catch {
@@ -211,4 +222,29 @@ actor WyomingUser: ConversationUser {
         }
         return Outcome(handled: false, text: result.message)
     }
+}
+
+/// Counts the transcriptions that stream partial results, up to a limit.
+final class PartialSlots: Sendable {
+    private let taken = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Takes a slot; `false` when all are taken.
+    func take() -> Bool {
+        taken.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Gives a slot back.
+    func give() {
+        taken.withLock { $0 = max(0, $0 - 1) }
+    }
+
+    /// The slots taken now.
+    var count: Int { taken.withLock { $0 } }
 }

@@ -134,6 +134,15 @@ struct Serve: AsyncParsableCommand {
         help: "Send Wyoming peers the final transcript only, without transcript-start/-chunk/-stop (saves the second decoder per stream).")
     var noWyomingPartialResults = false
 
+    @Option(
+        name: .customLong("wyoming-partial-streams"),
+        help: ArgumentHelp(
+            "The most Wyoming transcriptions that stream partial results at once; the default is one per processor core.",
+            discussion: "Each decodes its audio live on a second decoder, about half again the CPU of its final transcript; "
+                + "streams beyond the limit get the final transcript only, so that many satellites speaking at once stay real-time.",
+            valueName: "n"))
+    var wyomingPartialStreams = WyomingService.Configuration.defaultPartialStreams
+
     @Flag(
         help: ArgumentHelp(
             "Also listen hands-free for spoken commands on --device, as heed listen does, in this process.",
@@ -155,6 +164,9 @@ struct Serve: AsyncParsableCommand {
         guard (1...64).contains(maximumTasks) else { throw ValidationError("--max-tasks must be between 1 and 64, not \(maximumTasks)") }
         if let socket, socket.isEmpty { throw ValidationError("--socket must not be empty") }
         guard (0...64).contains(idleDecoders) else { throw ValidationError("--idle-decoders must be between 0 and 64, not \(idleDecoders)") }
+        guard (0...256).contains(wyomingPartialStreams) else {
+            throw ValidationError("--wyoming-partial-streams must be between 0 and 256, not \(wyomingPartialStreams)")
+        }
         if listen, noMicrophone { throw ValidationError("--listen needs Heed's microphone: leave out --no-microphone") }
         for uri in wyoming {
             do {
@@ -321,7 +333,7 @@ struct Serve: AsyncParsableCommand {
                 listeners: doors,
                 configuration: WyomingService.Configuration(
                     version: Heed.configuration.version, wakePhrase: handsFree.phrase(configuration),
-                    wakeThreshold: handsFree.wakeThreshold, partialResults: !noWyomingPartialResults),
+                    wakeThreshold: handsFree.wakeThreshold, partialStreams: noWyomingPartialResults ? 0 : wyomingPartialStreams),
                 permission: permission, recognizers: recognizers, dispatcher: dispatcher,
                 logger: logger, emit: { printer.print($0) })
             services.append(.init(service: door, successTerminationBehavior: .gracefullyShutdownGroup))

@@ -374,6 +374,33 @@ struct WyomingTests {
         #expect(service.stop() == 0)
     }
 
+    /// Partial results go to as many streams at once as `--wyoming-partial-streams` allows; the
+    /// others get the final transcript alone, just as right. A stream that ends gives its place back.
+    @Test func partialResultsGoToAsManyStreamsAsAllowed() throws {
+        let setup = try Self.setup()
+        let (service, uri) = try Self.serve(setup, ["--wyoming-partial-streams", "1", "--idle-decoders", "3"])
+        defer { _ = service.stop() }
+        let python = try #require(WyomingPython.interpreter)
+        func load(streams: Int, rounds: Int) throws -> [String: Any] {
+            let run = try Fixtures.run(
+                URL(fileURLWithPath: python),
+                [WyomingPython.load, uri, "--streams", "\(streams)", "--rounds", "\(rounds)", "--realtime", "--file", Self.recording,
+                 "--expect", "set a timer for five minutes"])
+            return try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any], "\(run.error)")
+        }
+        let together = try load(streams: 3, rounds: 1)
+        #expect(together["correct"] as? Int == 3, "\(together)")
+        #expect(together["with_partial_results"] as? Int == 1, "\(together)")
+        let oneAfterAnother = try load(streams: 1, rounds: 2)
+        #expect(oneAfterAnother["correct"] as? Int == 2, "\(oneAfterAnother)")
+        #expect(oneAfterAnother["with_partial_results"] as? Int == 2, "\(oneAfterAnother)")
+        #expect(service.stop() == 0)
+
+        let refused = try Fixtures.run(Fixtures.heedBinary, ["serve", "--no-microphone", "--wyoming-partial-streams", "300"])
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("--wyoming-partial-streams must be between 0 and 256"), "\(refused.error)")
+    }
+
     // MARK: - In process
 
     @Test func listenerAddressesAreParsed() throws {
@@ -394,3 +421,4 @@ struct WyomingTests {
         #expect(PCMSamples.int16(littleEndian: [0x78, 0x56, 0x34, 0x12], width: 4) == [0x1234])
     }
 }
+
