@@ -19,7 +19,7 @@ packages=(
   python3-dbus python3-gi                                                       # a notification server for tests
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
   python3-venv                                                                  # the wyoming client library's venv (.ci/run)
-  avahi-utils                                                                   # heed serve --wyoming: the _wyoming._tcp announcement
+  avahi-utils avahi-daemon                                                      # heed serve --wyoming: the _wyoming._tcp announcement
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -13,7 +13,7 @@ package enum ChildProcess {
     /// `strace -f -e trace=socket`): Heed keeps to Unix sockets unless a Wyoming TCP door is asked for.
     /// - Returns: The process id.
     /// - Throws: `POSIXError` with the spawn's error (`ENOENT`, `EACCES`, …).
-    static func spawn(
+    package static func spawn(
         _ executable: URL, arguments: [String], environment: [String: String], input: Int32, output: Int32, error: Int32
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()

@@ -1,14 +1,38 @@
 import Foundation
+import Glibc
+import HeedClient
+import HeedPlugins
 import HeedService
 import Logging
+import Synchronization
 
 /// The `_wyoming._tcp` announcement that lets Home Assistant discover Heed, made by avahi's
 /// `avahi-publish-service` (Debian `avahi-utils`, with `avahi-daemon` running) as a child process
 /// for as long as the service runs. Optional: without avahi the door works, and the log says so.
 final class Zeroconf: Sendable {
-    private let processes: [Process]
+    private struct Announcement: Sendable {
+        let processIdentifier: pid_t
+        /// Signalled when the process has ended and been reaped.
+        let ended: DispatchSemaphore
+    }
 
-    private init(processes: [Process]) { self.processes = processes }
+    /// Set when Heed withdraws the announcements: their ending is then no complaint.
+    private final class Stopping: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
+    }
+
+    private let announcements: [Announcement]
+    private let stopping: Stopping
+
+    private init(announcements: [Announcement], stopping: Stopping) {
+        self.announcements = announcements
+        self.stopping = stopping
+    }
+
+    /// The service name announced: what Home Assistant shows when it discovers Heed.
+    static var serviceName: String { "Heed on \(ProcessInfo.processInfo.hostName)" }
 
     /// Announces the TCP listeners other machines can reach.
     /// - Returns: The announcement to stop at the end, or `nil` when nothing was announced.
@@ -28,38 +52,70 @@ final class Zeroconf: Sendable {
                 + "add Heed to Home Assistant by hand (Wyoming Protocol, this machine's address and port)")
             return nil
         }
-        let name = "Heed on \(ProcessInfo.processInfo.hostName)"
-        var started: [Process] = []
+        let name = serviceName
+        let stopping = Stopping()
+        var started: [Announcement] = []
         for port in ports {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = [name, "_wyoming._tcp", String(port)]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            process.terminationHandler = { process in
-                // Stopped at the end (SIGTERM) is the normal ending; any other is avahi's complaint.
-                guard process.terminationReason != .uncaughtSignal else { return }
-                let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
-                report("announcement on port \(port) ended: avahi-publish-service exited with status \(process.terminationStatus)"
-                    + (said.isEmpty ? "" : ": \(said)") + " (is avahi-daemon running?)")
-            }
             do {
-                try process.run()
-                started.append(process)
+                started.append(try start(tool, name: name, port: port, stopping: stopping, report: report))
                 report("announcing \"\(name)\" as _wyoming._tcp on port \(port) through avahi")
             } catch {
                 report("not announced on port \(port): cannot run \(tool): \(error.localizedDescription)")
             }
         }
-        return started.isEmpty ? nil : Zeroconf(processes: started)
+        return started.isEmpty ? nil : Zeroconf(announcements: started, stopping: stopping)
     }
 
-    /// Withdraws the announcements.
+    /// Starts one `avahi-publish-service` and a thread that reaps it and reports an ending Heed
+    /// did not ask for, with what the tool said on its standard error.
+    private static func start(
+        _ tool: String, name: String, port: Int, stopping: Stopping, report: @escaping @Sendable (String) -> Void
+    ) throws -> Announcement {
+        let pipe = try UnixSocket.pipe()
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer {
+            close(pipe.write)
+            if null >= 0 { close(null) }
+        }
+        let processIdentifier: pid_t
+        do {
+            processIdentifier = try ChildProcess.spawn(
+                URL(fileURLWithPath: tool), arguments: [name, "_wyoming._tcp", String(port)], environment: [:],
+                input: null, output: null, error: pipe.write)
+        } catch {
+            close(pipe.read)
+            throw error
+        }
+        let ended = DispatchSemaphore(value: 0)
+        let errors = pipe.read
+        let reaper = Thread {
+            // The tool writes only when it fails; reading to the end waits for it to end.
+            var said: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(errors, &buffer, buffer.count)
+                if count > 0 { said += buffer[..<count] } else if count < 0, errno == EINTR { continue } else { break }
+            }
+            close(errors)
+            var status: Int32 = 0
+            while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
+            if !stopping.isSet {
+                let text = String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let how = (status & 0x7f) == 0 ? "exited with status \((status >> 8) & 0xff)" : "ended by signal \(status & 0x7f)"
+                report("announcement on port \(port) ended: avahi-publish-service \(how)" + (text.isEmpty ? "" : ": \(text)")
+                    + " (is avahi-daemon running?)")
+            }
+            ended.signal()
+        }
+        reaper.name = "heed zeroconf \(port)"
+        reaper.start()
+        return Announcement(processIdentifier: processIdentifier, ended: ended)
+    }
+
+    /// Withdraws the announcements and waits for the tools to end.
     func stop() {
-        for process in processes where process.isRunning { process.terminate() }
-        for process in processes { process.waitUntilExit() }
+        stopping.set()
+        for announcement in announcements { kill(announcement.processIdentifier, SIGTERM) }
+        for announcement in announcements { announcement.ended.wait() }
     }
 }

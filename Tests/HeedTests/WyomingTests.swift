@@ -401,6 +401,38 @@ struct WyomingTests {
         #expect(refused.error.contains("--wyoming-partial-streams must be between 0 and 256"), "\(refused.error)")
     }
 
+    // MARK: - Zeroconf
+
+    /// A door other machines can reach is announced as `_wyoming._tcp` through the real
+    /// avahi-daemon (found by avahi-browse, as Home Assistant's zeroconf finds it) and withdrawn
+    /// when the service stops; without avahi-publish-service the log says so and the door works.
+    @Test(.enabled(if: Avahi.daemon != nil, "needs avahi-daemon and avahi-utils (and, to start them, root and dbus-daemon)"))
+    func theDoorIsAnnouncedThroughAvahi() throws {
+        let setup = try Self.setup()
+        let (service, _) = try Self.serve(setup, ["--wyoming", "tcp://0.0.0.0:0"])
+        defer { _ = service.stop() }
+        #expect(service.wait(for: "tcp://0.0.0.0:"))
+        let open = ServeTests.lines(service.events).compactMap { $0["socket"] as? String }.first { $0.hasPrefix("tcp://0.0.0.0:") }
+        let port = try #require(open.flatMap { Int($0.split(separator: ":").last ?? "") })
+        #expect(service.wait(for: "as _wyoming._tcp on port \(port) through avahi"), "\(service.events)")
+        let host = ProcessInfo.processInfo.hostName
+        #expect(Avahi.browse(until: { $0.contains { $0.contains(";Heed\\032on\\032\(host);") && $0.hasSuffix(";\(port);") } }),
+                "announced as Heed on \(host), port \(port)")
+        #expect(service.stop() == 0)
+        #expect(Avahi.browse(until: { !$0.contains { $0.contains(";\(port);") } }), "withdrawn when the service stopped")
+        #expect(!service.events.contains("announcement on port"), "\(service.events)")
+
+        // Without the tool: a sentence that says what to do, and the door still answers.
+        let bare = try ServeTests.Service(
+            setup, extra: ["--wyoming", "tcp://0.0.0.0:0", "--wyoming", "tcp://127.0.0.1:0"], environment: ["PATH": "/nonexistent"])
+        defer { _ = bare.stop() }
+        #expect(bare.wait(for: "avahi-publish-service is not installed"), "\(bare.events) \(bare.errorOutput)")
+        let local = ServeTests.lines(bare.events).compactMap { $0["socket"] as? String }.first { $0.hasPrefix("tcp://127.0.0.1:") }
+        let run = try Self.client(try #require(local), ["ping", "still here"])
+        #expect(Self.data(Self.events(run.events, "pong").first)["text"] as? String == "still here")
+        #expect(bare.stop() == 0)
+    }
+
     // MARK: - In process
 
     @Test func listenerAddressesAreParsed() throws {
@@ -422,3 +454,46 @@ struct WyomingTests {
     }
 }
 
+/// avahi for the zeroconf test: the machine's avahi-daemon when it answers; otherwise, as root
+/// with the packages installed (as in CI's container), a system D-Bus and an avahi-daemon started
+/// by the first test that asks and left running for the rest of the run.
+enum Avahi {
+    static let browser = "/usr/bin/avahi-browse"
+
+    /// The daemon is reachable (started here if need be); `nil` when it cannot be had.
+    static let daemon: Bool? = {
+        guard FileManager.default.isExecutableFile(atPath: browser),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/avahi-publish-service")
+        else { return nil }
+        if answers() { return true }
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon") else { return nil }
+        if !FileManager.default.fileExists(atPath: "/run/dbus/system_bus_socket") {
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") else { return nil }
+            try? FileManager.default.createDirectory(atPath: "/run/dbus", withIntermediateDirectories: true)
+            guard daemonize("/usr/bin/dbus-daemon --system --fork") else { return nil }
+        }
+        guard daemonize("/usr/sbin/avahi-daemon --no-drop-root --no-chroot -D") else { return nil }
+        for _ in 0..<50 where !answers() { usleep(100_000) }
+        return answers() ? true : nil
+    }()
+
+    /// Runs a daemon's start command with its output on /dev/null: the daemon it leaves behind
+    /// must not hold the test's pipes open.
+    private static func daemonize(_ command: String) -> Bool {
+        (try? Fixtures.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command + " </dev/null >/dev/null 2>&1"]))?.status == 0
+    }
+
+    private static func answers() -> Bool {
+        (try? Fixtures.run(URL(fileURLWithPath: browser), ["-t", "-p", "_heed-probe._tcp"]))?.status == 0
+    }
+
+    /// Browses `_wyoming._tcp` (resolved, parsable lines) until `done` holds for the `=` lines, or 10 s.
+    static func browse(until done: ([String]) -> Bool) -> Bool {
+        for _ in 0..<20 {
+            let output = (try? Fixtures.run(URL(fileURLWithPath: browser), ["-r", "-t", "-p", "_wyoming._tcp"]))?.output ?? ""
+            if done(output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("=") }) { return true }
+            usleep(500_000)
+        }
+        return false
+    }
+}
