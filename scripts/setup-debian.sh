@@ -14,7 +14,7 @@ packages=(
   libespeak-ng-dev espeak-ng                                                    # pronunciations, speech
   libspeexdsp-dev                                                               # noise suppression
   sphinxtrain pocketsphinx                                                      # heed adapt (bw, map_adapt, mllr_solve; mdef converter)
-  sox flite                                                                     # test and benchmark audio, a second synthetic voice
+  sox flite alsa-utils                                                          # test and benchmark audio, a second synthetic voice; aplay for vocab pronounce --play
   libsystemd-dev dbus-daemon                                                    # D-Bus (sd-bus): the MPRIS plugin, notifications
   python3-dbus python3-gi                                                       # a notification server for tests
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests

@@ -381,24 +381,19 @@ public struct SpeakerAdaptation {
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
             throw AdaptationError("\(log.path): cannot create the log of \(name)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AdaptationError("\(log.path): cannot open the log of \(name)") }
+        let status: Int32
         do {
-            let output = try FileHandle(forWritingTo: log)
-            defer { try? output.close() }
-            process.standardOutput = output
-            process.standardError = output
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
+            defer { close(descriptor) }
+            status = try ChildProcess.run(URL(fileURLWithPath: path), arguments: arguments, output: descriptor).status
         } catch {
             throw AdaptationError("\(name) could not be started (\(path)): \(error.localizedDescription)")
         }
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        guard status == 0 else {
             let tail = text.split(separator: "\n").suffix(4).joined(separator: "\n  ")
-            throw AdaptationError("\(name) failed (status \(process.terminationStatus)); the end of its output:\n  \(tail)")
+            throw AdaptationError("\(name) failed (status \(status)); the end of its output:\n  \(tail)")
         }
         return text
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import HeedClient
-import HeedPlugins
+import HeedCore
 import HeedService
 import Logging
 import Synchronization

@@ -314,19 +314,8 @@ extension Vocab {
             guard let aplay else {
                 throw VocabCommandError("--play needs aplay (Debian package alsa-utils); use --wav FILE instead")
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: aplay)
-            process.arguments = ["-q", "-"]
-            let input = Pipe()
-            let errors = Pipe()
-            process.standardInput = input
-            process.standardError = errors
-            try process.run()
-            input.fileHandleForWriting.write(data)
-            try input.fileHandleForWriting.close()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
+            let (status, message) = try ChildProcess.run(URL(fileURLWithPath: aplay), arguments: ["-q", "-"], input: [UInt8](data))
+            guard status == 0 else {
                 throw VocabCommandError(
                     "aplay could not play on the default sound device: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); use --wav FILE instead")
             }

@@ -399,12 +399,12 @@ private struct VocabCLI {
         try run(arguments)
     }
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
         let common = ["--data-dir", dataDirectory.path, "--plugins", Fixtures.packageRoot.appendingPathComponent("plugins").path]
         let subcommands: Set<String> = ["set", "add", "remove", "list", "clear", "import", "pronounce", "override"]
         let full = arguments.count >= 2 && arguments[0] == "vocab" && subcommands.contains(arguments[1])
             ? Array(arguments.prefix(2)) + common + arguments.dropFirst(2) : arguments
-        return try Fixtures.run(Fixtures.heedBinary, full, in: Fixtures.packageRoot)
+        return try Fixtures.run(Fixtures.heedBinary, full, in: Fixtures.packageRoot, environment: environment)
     }
 }
 
@@ -498,6 +498,25 @@ struct VocabularyCommandLineTests {
         #expect(audio.samples.count > 4000)
         #expect(try cli("vocab", "override", "--app", "org.heed.notes", "--type", "listItem", "Zyrtec", "--remove").status == 0)
         #expect(try cli("vocab", "pronounce", "zyrtec").output.contains("(guess)"))
+    }
+
+    /// `--play` hands the spoken phones to aplay (a child process, its input a socket) on the
+    /// default device — ALSA's `file` PCM here — and reports aplay's own complaint when it fails.
+    @Test(.enabled(if: hasBinary && FileManager.default.isExecutableFile(atPath: "/usr/bin/aplay"), "needs aplay (alsa-utils)"))
+    func pronounceCanPlay() throws {
+        let cli = try VocabCLI()
+        let home = try TemporaryFolder.make()
+        let played = home.appendingPathComponent("played.raw")
+        try #"pcm.!default { type file slave.pcm "null" file "\#(played.path)" format "raw" }"#
+            .write(to: home.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+        let run = try cli.run(["vocab", "pronounce", "hello there", "--play"], environment: ["HOME": home.path])
+        #expect(run.status == 0, "\(run.error)")
+        let size = (try? FileManager.default.attributesOfItem(atPath: played.path)[.size] as? Int) ?? 0
+        #expect(size > 16_000, "aplay wrote \(size) bytes")
+        let missing = try cli.run(
+            ["vocab", "pronounce", "hello", "--play"], environment: ["HOME": home.path, "ALSA_CONFIG_PATH": "/nonexistent"])
+        #expect(missing.status == 1)
+        #expect(missing.error.contains("aplay could not play on the default sound device"), "\(missing.error)")
     }
 
     @Test(.enabled(if: hasBinary))
