@@ -244,7 +244,4 @@ final class PartialSlots: Sendable {
     func give() {
         taken.withLock { $0 = max(0, $0 - 1) }
     }
-
-    /// The slots taken now.
-    var count: Int { taken.withLock { $0 } }
 }
