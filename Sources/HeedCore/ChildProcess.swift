@@ -78,78 +78,81 @@ package enum ChildProcess {
 
     /// Runs `executable` to its end: `input` on its standard input (`/dev/null` when empty), its
     /// standard output and error into `output`, or, when `output` is `nil`, read and returned.
+    /// - Parameter started: Called with the process id once it runs (to signal it from elsewhere).
     /// - Returns: The exit status (128 + the signal's number when a signal ended it) and the
     ///   output read (empty when it went to `output`).
     /// - Throws: `POSIXError` when it cannot be started.
     package static func run(
-        _ executable: URL, arguments: [String], input: [UInt8] = [], output: Int32? = nil
+        _ executable: URL, arguments: [String], input: [UInt8] = [], output: Int32? = nil, started: (pid_t) -> Void = { _ in }
     ) throws -> (status: Int32, output: String) {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         guard null >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(null) }
-        // A socket rather than a pipe for the input: a child that stops reading (it failed) gives
-        // `EPIPE` under `MSG_NOSIGNAL`, where a pipe would raise `SIGPIPE` in Heed.
-        let inputPipe = input.isEmpty ? nil : try socketPair()
-        let outputPipe = output == nil ? try pipe() : nil
-        let processIdentifier: pid_t
+        // Sockets rather than pipes: a child that stops reading (it failed) gives `EPIPE` under
+        // `MSG_NOSIGNAL`, where a pipe would raise `SIGPIPE` in Heed.
+        let inputPair = input.isEmpty ? nil : try socketPair()
+        let outputPair: [Int32]?
         do {
-            let out = output ?? outputPipe!.write
-            processIdentifier = try spawn(executable, arguments: arguments, environment: [:], input: inputPipe?.read ?? null, output: out, error: out)
+            outputPair = output == nil ? try socketPair() : nil
         } catch {
-            for descriptor in [inputPipe?.read, inputPipe?.write, outputPipe?.read, outputPipe?.write].compactMap({ $0 }) { close(descriptor) }
+            closeAll(inputPair ?? [])
             throw error
         }
-        if let inputPipe { close(inputPipe.read) }
-        if let outputPipe { close(outputPipe.write) }
+        let processIdentifier: pid_t
+        do {
+            let out = output ?? outputPair![1]
+            processIdentifier = try spawn(executable, arguments: arguments, environment: [:], input: inputPair?[1] ?? null, output: out, error: out)
+        } catch {
+            closeAll((inputPair ?? []) + (outputPair ?? []))
+            throw error
+        }
+        started(processIdentifier)
+        // The child has its copies; ours would keep end-of-file from ever arriving.
+        closeAll([inputPair?[1], outputPair?[1]].compactMap { $0 })
         // The output is read on a thread of its own while the input is written: a child that
-        // writes much before it reads cannot block on a full pipe.
+        // writes much before it reads cannot block on a full socket.
         let collected = Collected()
-        let reader = outputPipe.map { outputPipe in
+        if let outputPair {
             let thread = Thread {
                 var buffer = [UInt8](repeating: 0, count: 16_384)
                 while true {
-                    let count = read(outputPipe.read, &buffer, buffer.count)
+                    let count = read(outputPair[0], &buffer, buffer.count)
                     if count > 0 { collected.append(buffer[..<count]) } else if count < 0, errno == EINTR { continue } else { break }
                 }
-                close(outputPipe.read)
+                close(outputPair[0])
                 collected.finish()
             }
             thread.name = "heed read \(executable.lastPathComponent)"
             thread.start()
-            return thread
         }
-        if let inputPipe {
+        if let inputPair {
             var offset = 0
             input.withUnsafeBytes { bytes in
                 while offset < bytes.count {
-                    let count = send(inputPipe.write, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                    let count = send(inputPair[0], bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
                     if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { break }
                 }
             }
-            close(inputPipe.write)
+            close(inputPair[0])
         }
         var status: Int32 = 0
         while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
-        if reader != nil { collected.wait() }
+        if outputPair != nil { collected.wait() }
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (code, String(decoding: collected.bytes, as: UTF8.self))
     }
 
-    /// A close-on-exec pipe: read end, write end.
-    private static func pipe() throws -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [0, 0]
-        guard Glibc.pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        return (ends[0], ends[1])
-    }
-
-    /// A close-on-exec Unix stream socket pair: the child's end, Heed's end.
-    private static func socketPair() throws -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+    /// A connected pair of close-on-exec Unix stream sockets; the child gets index 1, Heed keeps 0.
+    package static func socketPair() throws -> [Int32] {
+        var descriptors: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        return (ends[0], ends[1])
+        return descriptors
+    }
+
+    private static func closeAll(_ descriptors: [Int32]) {
+        for descriptor in descriptors { close(descriptor) }
     }
 
     /// The output a reader thread collects, handed over when it is done.

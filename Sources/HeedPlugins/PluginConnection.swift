@@ -68,17 +68,17 @@ final class PluginConnection: Sendable {
         logger: Logger,
         onUnsolicited: @escaping @Sendable (PluginMessage) -> Void
     ) throws -> PluginConnection {
-        let sockets = try makeSocketPair()
+        let sockets = try ChildProcess.socketPair()
         let output: [Int32]
         let errorOutput: [Int32]
         do {
-            output = try makeSocketPair()
+            output = try ChildProcess.socketPair()
         } catch {
             closeAll(sockets)
             throw error
         }
         do {
-            errorOutput = try makeSocketPair()
+            errorOutput = try ChildProcess.socketPair()
         } catch {
             closeAll(sockets + output)
             throw error
@@ -149,16 +149,6 @@ final class PluginConnection: Sendable {
 
     private static func closeAll(_ descriptors: [Int32]) {
         for descriptor in descriptors { _ = Glibc.close(descriptor) }
-    }
-
-    /// A connected pair of close-on-exec stream sockets; the child gets index 1.
-    private static func makeSocketPair() throws -> [Int32] {
-        var descriptors: [Int32] = [0, 0]
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        return descriptors
     }
 
     /// Whether the connection has ended.

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import HeedClient
 import HeedCore
 import HeedService
 import Logging
@@ -66,49 +65,35 @@ final class Zeroconf: Sendable {
         return started.isEmpty ? nil : Zeroconf(announcements: started, stopping: stopping)
     }
 
-    /// Starts one `avahi-publish-service` and a thread that reaps it and reports an ending Heed
-    /// did not ask for, with what the tool said on its standard error.
+    /// Runs one `avahi-publish-service` on a thread of its own, which reports an ending Heed did
+    /// not ask for with what the tool said.
     private static func start(
         _ tool: String, name: String, port: Int, stopping: Stopping, report: @escaping @Sendable (String) -> Void
     ) throws -> Announcement {
-        let pipe = try UnixSocket.pipe()
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        defer {
-            close(pipe.write)
-            if null >= 0 { close(null) }
-        }
-        let processIdentifier: pid_t
-        do {
-            processIdentifier = try ChildProcess.spawn(
-                URL(fileURLWithPath: tool), arguments: [name, "_wyoming._tcp", String(port)], environment: [:],
-                input: null, output: null, error: pipe.write)
-        } catch {
-            close(pipe.read)
-            throw error
-        }
+        let started = DispatchSemaphore(value: 0)
         let ended = DispatchSemaphore(value: 0)
-        let errors = pipe.read
-        let reaper = Thread {
-            // The tool writes only when it fails; reading to the end waits for it to end.
-            var said: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = read(errors, &buffer, buffer.count)
-                if count > 0 { said += buffer[..<count] } else if count < 0, errno == EINTR { continue } else { break }
-            }
-            close(errors)
-            var status: Int32 = 0
-            while waitpid(processIdentifier, &status, 0) < 0, errno == EINTR {}
-            if !stopping.isSet {
-                let text = String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                let how = (status & 0x7f) == 0 ? "exited with status \((status >> 8) & 0xff)" : "ended by signal \(status & 0x7f)"
-                report("announcement on port \(port) ended: avahi-publish-service \(how)" + (text.isEmpty ? "" : ": \(text)")
-                    + " (is avahi-daemon running?)")
+        let outcome = Mutex<Result<pid_t, any Error>?>(nil)
+        let runner = Thread {
+            do {
+                let (status, said) = try ChildProcess.run(URL(fileURLWithPath: tool), arguments: [name, "_wyoming._tcp", String(port)]) { pid in
+                    outcome.withLock { $0 = .success(pid) }
+                    started.signal()
+                }
+                if !stopping.isSet {
+                    let text = said.trimmingCharacters(in: .whitespacesAndNewlines)
+                    report("announcement on port \(port) ended: avahi-publish-service exited with status \(status)"
+                        + (text.isEmpty ? "" : ": \(text)") + " (is avahi-daemon running?)")
+                }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+                started.signal()
             }
             ended.signal()
         }
-        reaper.name = "heed zeroconf \(port)"
-        reaper.start()
+        runner.name = "heed zeroconf \(port)"
+        runner.start()
+        started.wait()
+        let processIdentifier = try outcome.withLock { $0! }.get()
         return Announcement(processIdentifier: processIdentifier, ended: ended)
     }
 
