@@ -30,9 +30,15 @@ final class SessionBusFixture: @unchecked Sendable {
     init() throws {
         // The bus's socket lives in a folder of the test's own, removed with it.
         folder = try TemporaryFolder.make()
-        daemon = Process()
+        (daemon, address) = try Self.startBus("--session", in: folder)
+    }
+
+    /// Starts a dbus-daemon (`--session` or `--system` configuration) listening in `folder` and
+    /// returns it with its address.
+    static func startBus(_ configuration: String, in folder: URL) throws -> (daemon: Process, address: String) {
+        let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:dir=\(folder.path)"]
+        daemon.arguments = [configuration, "--nofork", "--nopidfile", "--print-address=1", "--address=unix:dir=\(folder.path)"]
         let output = Pipe()
         daemon.standardOutput = output
         daemon.standardError = FileHandle.nullDevice
@@ -43,8 +49,12 @@ final class SessionBusFixture: @unchecked Sendable {
             guard !data.isEmpty else { break }
             text += String(decoding: data, as: UTF8.self)
         }
-        address = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !address.isEmpty else { throw CocoaError(.fileReadUnknown) }
+        let address = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !address.isEmpty else {
+            kill(daemon.processIdentifier, SIGKILL)
+            throw CocoaError(.fileReadUnknown)
+        }
+        return (daemon, address)
     }
 
     deinit {
@@ -54,7 +64,12 @@ final class SessionBusFixture: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    /// The fixture's bus, and no system bus: playerctl lists the system bus's players too and
+    /// gives up on every command when the machine's system bus socket is there but nobody
+    /// listens (a daemon that died), so the machine's must not decide the test.
+    var environment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(folder.path)/no-system-bus"]
+    }
 
     /// Starts mpv playing `files` in a loop and waits until it is on the bus.
     @discardableResult

@@ -1,6 +1,7 @@
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedTesting
 import HeedWyoming
 import Testing
 
@@ -67,8 +68,10 @@ struct WyomingTests {
     }
 
     /// A running `heed serve --wyoming tcp://127.0.0.1:0 …`, and the address the kernel gave it.
-    static func serve(_ setup: Setup, _ extra: [String] = []) throws -> (service: ServeTests.Service, uri: String) {
-        let service = try ServeTests.Service(setup, extra: ["--wyoming", "tcp://127.0.0.1:0"] + extra)
+    static func serve(
+        _ setup: Setup, _ extra: [String] = [], environment: [String: String] = [:]
+    ) throws -> (service: ServeTests.Service, uri: String) {
+        let service = try ServeTests.Service(setup, extra: ["--wyoming", "tcp://127.0.0.1:0"] + extra, environment: environment)
         guard service.wait(for: "\"event\":\"wyomingListening\"") else {
             _ = service.stop()
             throw ServeTests.ServeTestError("the Wyoming door did not open: \(service.errorOutput)")
@@ -406,20 +409,21 @@ struct WyomingTests {
     /// A door other machines can reach is announced as `_wyoming._tcp` through the real
     /// avahi-daemon (found by avahi-browse, as Home Assistant's zeroconf finds it) and withdrawn
     /// when the service stops; without avahi-publish-service the log says so and the door works.
-    @Test(.enabled(if: Avahi.daemon != nil, "needs avahi-daemon and avahi-utils (and, to start them, root and dbus-daemon)"))
+    @Test(.enabled(if: AvahiFixture.available, "needs avahi-daemon and avahi-utils (and, to start them, root and dbus-daemon)"))
     func theDoorIsAnnouncedThroughAvahi() throws {
+        let avahi = try AvahiFixture()
         let setup = try Self.setup()
-        let (service, _) = try Self.serve(setup, ["--wyoming", "tcp://0.0.0.0:0"])
+        let (service, _) = try Self.serve(setup, ["--wyoming", "tcp://0.0.0.0:0"], environment: avahi.environment)
         defer { _ = service.stop() }
         #expect(service.wait(for: "tcp://0.0.0.0:"))
         let open = ServeTests.lines(service.events).compactMap { $0["socket"] as? String }.first { $0.hasPrefix("tcp://0.0.0.0:") }
         let port = try #require(open.flatMap { Int($0.split(separator: ":").last ?? "") })
         #expect(service.wait(for: "as _wyoming._tcp on port \(port) through avahi"), "\(service.events)")
         let host = ProcessInfo.processInfo.hostName
-        #expect(Avahi.browse(until: { $0.contains { $0.contains(";Heed\\032on\\032\(host);") && $0.hasSuffix(";\(port);") } }),
+        #expect(avahi.browse(until: { $0.contains { $0.contains(";Heed\\032on\\032\(host);") && $0.hasSuffix(";\(port);") } }),
                 "announced as Heed on \(host), port \(port)")
         #expect(service.stop() == 0)
-        #expect(Avahi.browse(until: { !$0.contains { $0.contains(";\(port);") } }), "withdrawn when the service stopped")
+        #expect(avahi.browse(until: { !$0.contains { $0.contains(";\(port);") } }), "withdrawn when the service stopped")
         #expect(!service.events.contains("announcement on port"), "\(service.events)")
 
         // Without the tool: a sentence that says what to do, and the door still answers.
@@ -455,42 +459,73 @@ struct WyomingTests {
 }
 
 /// avahi for the zeroconf test: the machine's avahi-daemon when it answers; otherwise, as root
-/// with the packages installed (as in CI's container), a system D-Bus and an avahi-daemon started
-/// by the first test that asks and left running for the rest of the run.
-enum Avahi {
+/// with the packages installed (as in CI's container), an avahi-daemon of the test's own on a
+/// system bus of its own, both stopped with the fixture. The machine's `/run/dbus` is never
+/// touched: a system bus socket left behind by a daemon that ended makes playerctl (and other
+/// programs) fail on every command.
+final class AvahiFixture {
     static let browser = "/usr/bin/avahi-browse"
+    static let daemonPath = "/usr/sbin/avahi-daemon"
 
-    /// The daemon is reachable (started here if need be); `nil` when it cannot be had.
-    static let daemon: Bool? = {
-        guard FileManager.default.isExecutableFile(atPath: browser),
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/avahi-publish-service")
-        else { return nil }
-        if answers() { return true }
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon") else { return nil }
-        if !FileManager.default.fileExists(atPath: "/run/dbus/system_bus_socket") {
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") else { return nil }
-            try? FileManager.default.createDirectory(atPath: "/run/dbus", withIntermediateDirectories: true)
-            guard daemonize("/usr/bin/dbus-daemon --system --fork") else { return nil }
-        }
-        guard daemonize("/usr/sbin/avahi-daemon --no-drop-root --no-chroot -D") else { return nil }
-        for _ in 0..<50 where !answers() { usleep(100_000) }
-        return answers() ? true : nil
-    }()
-
-    /// Runs a daemon's start command with its output on /dev/null: the daemon it leaves behind
-    /// must not hold the test's pipes open.
-    private static func daemonize(_ command: String) -> Bool {
-        (try? Fixtures.run(URL(fileURLWithPath: "/bin/sh"), ["-c", command + " </dev/null >/dev/null 2>&1"]))?.status == 0
+    /// The tools are there, and a daemon answers or can be started here.
+    static var available: Bool {
+        let manager = FileManager.default
+        guard manager.isExecutableFile(atPath: browser), manager.isExecutableFile(atPath: "/usr/bin/avahi-publish-service") else { return false }
+        return answers(environment: [:])
+            || (getuid() == 0 && manager.isExecutableFile(atPath: daemonPath) && manager.isExecutableFile(atPath: "/usr/bin/dbus-daemon"))
     }
 
-    private static func answers() -> Bool {
-        (try? Fixtures.run(URL(fileURLWithPath: browser), ["-t", "-p", "_heed-probe._tcp"]))?.status == 0
+    /// What avahi's clients (avahi-browse, Heed's avahi-publish-service) need to reach the daemon.
+    let environment: [String: String]
+    private var bus: Process?
+    private var daemonStarted = false
+    private var folder: URL?
+
+    init() throws {
+        if Self.answers(environment: [:]) {
+            environment = [:]
+            return
+        }
+        let folder = try TemporaryFolder.make()
+        self.folder = folder
+        let (bus, address) = try SessionBusFixture.startBus("--system", in: folder)
+        self.bus = bus
+        environment = ["DBUS_SYSTEM_BUS_ADDRESS": address]
+        // Daemonized (-D), not a child Process: avahi-daemon closes every descriptor it inherits,
+        // which Foundation's Process takes for the child's exit and then waits for it, blocking
+        // every other Process of the test run. Its output goes to /dev/null: the daemon must not
+        // hold the test's pipes open.
+        let started = try Fixtures.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "\(Self.daemonPath) -D --no-drop-root --no-chroot --no-rlimits </dev/null >/dev/null 2>&1"],
+            environment: environment)
+        guard started.status == 0 else { throw CocoaError(.executableLoad) }
+        daemonStarted = true
+        for _ in 0..<50 where !Self.answers(environment: environment) { usleep(100_000) }
+        guard Self.answers(environment: environment) else { throw CocoaError(.executableLoad) }
+    }
+
+    deinit {
+        // The daemon first (it leaves the bus and removes its pid file), then the bus.
+        if daemonStarted {
+            _ = try? Fixtures.run(URL(fileURLWithPath: Self.daemonPath), ["-k"])
+            for _ in 0..<50 where (try? Fixtures.run(URL(fileURLWithPath: Self.daemonPath), ["-c"]))?.status == 0 { usleep(100_000) }
+        }
+        // SIGKILL: the bus inherits the test thread's blocked signals, SIGTERM among them.
+        if let bus, bus.isRunning {
+            kill(bus.processIdentifier, SIGKILL)
+            bus.waitUntilExit()
+        }
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    private static func answers(environment: [String: String]) -> Bool {
+        (try? Fixtures.run(URL(fileURLWithPath: browser), ["-t", "-p", "_heed-probe._tcp"], environment: environment))?.status == 0
     }
 
     /// Browses `_wyoming._tcp` (resolved, parsable lines) until `done` holds for the `=` lines, or 10 s.
-    static func browse(until done: ([String]) -> Bool) -> Bool {
+    func browse(until done: ([String]) -> Bool) -> Bool {
         for _ in 0..<20 {
-            let output = (try? Fixtures.run(URL(fileURLWithPath: browser), ["-r", "-t", "-p", "_wyoming._tcp"]))?.output ?? ""
+            let output = (try? Fixtures.run(URL(fileURLWithPath: Self.browser), ["-r", "-t", "-p", "_wyoming._tcp"], environment: environment))?.output ?? ""
             if done(output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("=") }) { return true }
             usleep(500_000)
         }
