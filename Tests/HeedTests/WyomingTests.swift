@@ -467,12 +467,14 @@ final class AvahiFixture {
     static let browser = "/usr/bin/avahi-browse"
     static let daemonPath = "/usr/sbin/avahi-daemon"
 
-    /// The tools are there, and a daemon answers or can be started here.
+    /// The tools are there, and a daemon answers or can be started here (as root, with no other
+    /// avahi-daemon running: a second one refuses to start).
     static var available: Bool {
         let manager = FileManager.default
         guard manager.isExecutableFile(atPath: browser), manager.isExecutableFile(atPath: "/usr/bin/avahi-publish-service") else { return false }
-        return answers(environment: [:])
-            || (getuid() == 0 && manager.isExecutableFile(atPath: daemonPath) && manager.isExecutableFile(atPath: "/usr/bin/dbus-daemon"))
+        if answers(environment: [:]) { return true }
+        guard getuid() == 0, manager.isExecutableFile(atPath: daemonPath), manager.isExecutableFile(atPath: "/usr/bin/dbus-daemon") else { return false }
+        return (try? Fixtures.run(URL(fileURLWithPath: daemonPath), ["-c"]))?.status != 0
     }
 
     /// What avahi's clients (avahi-browse, Heed's avahi-publish-service) need to reach the daemon.
