@@ -339,11 +339,17 @@ public struct SpeakerAdaptation {
     }
 
     /// MAP: a whole adapted model folder. MLLR: the transform, used over the base model.
+    ///
+    /// MAP moves the Gaussians' means only; the folder takes every other file of the base model
+    /// as it is. map_adapt also re-estimates variances, mixture weights and transition matrices
+    /// (written to `work` and dropped): from 50 short recordings those cost accuracy
+    /// (docs/MEASUREMENTS.md, "Adaptation").
     private func adapt(into model: URL, work: URL, tools: Tools) throws(AdaptationError) {
         let statistics = work.appendingPathComponent("statistics").path
         switch method {
         case .map:
-            for file in ["mdef", "feat.params", "noisedict"] {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: baseModel)) ?? []
+            for file in files.sorted() where file != "means" {
                 do {
                     try FileManager.default.copyItem(atPath: baseModel + "/" + file, toPath: model.appendingPathComponent(file).path)
                 } catch {
@@ -358,9 +364,9 @@ public struct SpeakerAdaptation {
                     "-meanfn", baseModel + "/means", "-varfn", baseModel + "/variances",
                     "-mixwfn", work.appendingPathComponent("mixture_weights").path, "-tmatfn", baseModel + "/transition_matrices",
                     "-accumdir", statistics,
-                    "-mapmeanfn", model.appendingPathComponent("means").path, "-mapvarfn", model.appendingPathComponent("variances").path,
-                    "-mapmixwfn", model.appendingPathComponent("mixture_weights").path,
-                    "-maptmatfn", model.appendingPathComponent("transition_matrices").path,
+                    "-mapmeanfn", model.appendingPathComponent("means").path, "-mapvarfn", work.appendingPathComponent("map_variances").path,
+                    "-mapmixwfn", work.appendingPathComponent("map_mixture_weights").path,
+                    "-maptmatfn", work.appendingPathComponent("map_transition_matrices").path,
                 ],
                 log: work.appendingPathComponent("map_adapt.log"))
         case .mllr:

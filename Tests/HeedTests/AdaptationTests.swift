@@ -64,6 +64,13 @@ struct AdaptationTests {
         #expect(record["recordings"] as? Int == 50)
         #expect(record["alignedRecordings"] as? Int == 50)
         #expect(record["baseModel"] as? String == Fixtures.model)
+        // MAP moves the means; every other file of the model is the shipped one.
+        let adapted = folder.appendingPathComponent("data/heed/adaptation/current").resolvingSymlinksInPath().path
+        for file in ["variances", "transition_matrices", "sendump", "mdef", "feat.params"] {
+            #expect(FileManager.default.contentsEqual(atPath: "\(adapted)/\(file)", andPath: "\(Fixtures.model)/\(file)"), "\(file)")
+        }
+        #expect(!FileManager.default.contentsEqual(atPath: "\(adapted)/means", andPath: "\(Fixtures.model)/means"))
+        #expect(!FileManager.default.fileExists(atPath: "\(adapted)/mixture_weights"))
         let after = try rightCount(test)
         #expect(after >= before + 5, "right before \(before) of 50, after \(after)")
         #expect(try rightCount(test, ["--no-adaptation"]) == before)
