@@ -3,7 +3,9 @@
 # other half, then the other way round (two folds), with each method; prints sentence accuracy
 # with and without the adaptation, per speaker and in the mean. Then adaptation to a noisy room:
 # the barista benchmark's kitchen noise mixed in at $SNR dB (default 12), MAP adaptation on two
-# speakers' noisy recordings, tested on the third speaker's (who was never heard), each in turn.
+# speakers' noisy recordings, tested on the third speaker's (who was never heard), each in turn;
+# and the speaker's own voice in that room: the folds of the first part with the noise in both
+# halves, adapted on the noisy half or on the same recordings clean.
 #
 # usage: scripts/adaptation-benchmark.sh [HEED_BINARY] [CORPORA_DIR]
 # (defaults: .build/release/heed, $HEED_CORPORA or ../shared/corpora). Needs sphinxtrain.
@@ -70,4 +72,25 @@ for tested in "${speakers[@]}"; do
     total_before=$((total_before + before)); total_after=$((total_after + after)); total=$((total + count))
 done
 python3 -c "print(f'{\"mean\":<10} {\"kitchen, $snr dB\":<22} {$total_before/$total:8.3f} {$total_after/$total:8.3f}')"
+"$heed" adapt --reset > /dev/null
+
+echo
+printf '%-10s %-5s %-22s %8s %12s %12s
+' speaker fold "noise" before "noisy adapt" "clean adapt"
+total_before=0; total_noisy=0; total_clean=0; total=0
+for speaker in "${speakers[@]}"; do
+    for fold in low high; do
+        other=$([ $fold = low ] && echo high || echo low)
+        manifest "$speaker" $fold > "$work/train.tsv"
+        manifest "$speaker" $other > "$work/test.tsv"
+        "$heed" adapt "$work/train.tsv" --noise "$noise" --snr "$snr" > /dev/null 2>&1
+        read -r before count < <(accuracy "$work/test.tsv" --noise "$noise" --snr "$snr" --no-adaptation)
+        read -r noisy _ < <(accuracy "$work/test.tsv" --noise "$noise" --snr "$snr")
+        "$heed" adapt "$work/train.tsv" > /dev/null 2>&1
+        read -r clean _ < <(accuracy "$work/test.tsv" --noise "$noise" --snr "$snr")
+        printf '%-10s %-5s %-22s %5d/%-3d %9d/%-3d %9d/%-3d\n' "$speaker" $fold "kitchen, $snr dB" "$before" "$count" "$noisy" "$count" "$clean" "$count"
+        total_before=$((total_before + before)); total_noisy=$((total_noisy + noisy)); total_clean=$((total_clean + clean)); total=$((total + count))
+    done
+done
+python3 -c "print(f'{\"mean\":<10} {\"both\":<5} {\"kitchen, $snr dB\":<22} {$total_before/$total:8.3f} {$total_noisy/$total:12.3f} {$total_clean/$total:12.3f}')"
 "$heed" adapt --reset > /dev/null

@@ -15,7 +15,9 @@ struct Adapt: ParsableCommand {
         discussion: """
             MANIFEST is a TSV file with a header row and the columns wav and transcript (the \
             format of heed eval and the shared corpora; paths relative to the manifest): \
-            recordings of you saying commands, and the words of each. About 50 short commands \
+            recordings of you saying commands, and the words of each, made with the microphone \
+            and in the room you use Heed in, with its usual noise (the kitchen's, the TV's): \
+            adapted there, Heed learns the noise with your voice. About 50 short commands \
             (a few minutes of audio) are a good start; at least \(SpeakerAdaptation.minimumRecordings) \
             recordings and \(Int(SpeakerAdaptation.minimumSeconds)) seconds are needed. Every word \
             must be in the pronunciation dictionary.
@@ -33,8 +35,8 @@ struct Adapt: ParsableCommand {
             sentence. The recordings and their manifest are kept in \
             $XDG_DATA_HOME/heed/adaptation/recordings, then adapted on.
 
-            Methods: map (default) moves each Gaussian the recordings show towards your voice; \
-            mllr fits one linear transform of all of them (less audio, less gain). Measured \
+            Methods: map (default) moves the mean of each Gaussian the recordings show towards \
+            your voice; mllr fits one linear transform of all of them (less audio, less gain). Measured \
             gains are in docs/MEASUREMENTS.md ("Adaptation").
 
             Examples:
@@ -166,7 +168,7 @@ struct Adapt: ParsableCommand {
         try FileManager.default.createDirectory(at: session, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: session) }
         var manifest = "wav\ttranscript\n"
-        printError("Read each sentence aloud after it appears, at your usual pace; Heed waits for you.")
+        printError("Read each sentence aloud after it appears, at your usual pace, where you use Heed; Heed waits for you.")
         prompts: for (index, prompt) in chosen.enumerated() {
             for attempt in 1...3 {
                 printError(attempt == 1 ? "(\(index + 1)/\(chosen.count)) \(prompt)" : "Once more, please: \(prompt)")
