@@ -45,6 +45,27 @@ public struct NoiseMixer: Sendable {
         return AudioBuffer(samples: mixed.map { Int16(($0 * gain).rounded()) }, sampleRate: speech.sampleRate)
     }
 
+    /// Pink noise (power falling 3 dB an octave, like most room noise): seeded white noise
+    /// through Paul Kellet's three-pole filter.
+    ///
+    /// - Parameters:
+    ///   - seconds: how long.
+    ///   - seed: the same seed gives the same noise.
+    public static func pinkNoise(seconds: Double, sampleRate: Int = AudioBuffer.recognitionSampleRate, seed: UInt64) -> AudioBuffer {
+        var generator = SeededGenerator(seed: seed)
+        var (b0, b1, b2) = (0.0, 0.0, 0.0)
+        let samples = (0..<Int(seconds * Double(sampleRate))).map { _ -> Int16 in
+            let white = Double(generator.next() >> 11) / Double(1 << 52) - 1
+            b0 = 0.99765 * b0 + white * 0.0990460
+            b1 = 0.96300 * b1 + white * 0.2965164
+            b2 = 0.57000 * b2 + white * 1.0526913
+            // The filter's output has a standard deviation of about 2: a thirtieth of full scale per
+            // unit keeps it far from clipping (and clamped should it ever get there).
+            return Int16(clamping: Int(((b0 + b1 + b2 + white * 0.1848) * 32767 / 30).rounded()))
+        }
+        return AudioBuffer(samples: samples, sampleRate: sampleRate)
+    }
+
     private static func maximumFrameEnergy(_ samples: [Double]) -> Double {
         stride(from: 0, to: samples.count, by: frameLength).map { start in
             samples[start..<min(samples.count, start + frameLength)].reduce(0) { $0 + $1 * $1 }

@@ -44,6 +44,10 @@ public struct AdaptationRecord: Sendable, Codable, Hashable {
     public var baseModel: String
     /// Where the recordings came from (a manifest's path), when known.
     public var source: String?
+    /// Copies of the recordings with noise mixed in, adapted on beside them, and the noise
+    /// (`pink noise` or the room's recording); `nil` in records made before there were copies.
+    public var noisyCopies: Int?
+    public var copyNoise: String?
 }
 
 /// Why an adaptation could not be made. The adaptation in use before stays in use.
@@ -168,12 +172,15 @@ public struct SpeakerAdaptation {
     /// Adapts on `recordings` and makes the result the adaptation in use in `store`.
     ///
     /// - Parameters:
+    ///   - noisyCopies: copies of the recordings with noise mixed in, adapted on with them (the
+    ///     minimum amount of audio counts `recordings` alone), and `noise` names it for the record.
     ///   - source: where the recordings come from, for the record.
     ///   - progress: called with each step's description.
     /// - Returns: The record of the new adaptation.
     /// - Throws: ``AdaptationError``; the adaptation in use before stays in use.
     public func run(
-        _ recordings: [AdaptationRecording], source: String?, store: AdaptationStore, progress: (String) -> Void = { _ in }
+        _ recordings: [AdaptationRecording], noisyCopies: [AdaptationRecording] = [], noise: String? = nil, source: String?,
+        store: AdaptationStore, progress: (String) -> Void = { _ in }
     ) throws(AdaptationError) -> AdaptationRecord {
         let seconds = recordings.reduce(0) { $0 + $1.audio.duration }
         guard recordings.count >= Self.minimumRecordings, seconds >= Self.minimumSeconds else {
@@ -182,6 +189,8 @@ public struct SpeakerAdaptation {
                     + "at least \(Self.minimumRecordings) recordings and \(Int(Self.minimumSeconds)) s are needed (50 short commands are a good start)")
         }
         if let empty = recordings.first(where: { $0.words.isEmpty }) { throw AdaptationError("\(empty.source): no words to adapt on") }
+        let given = recordings
+        let recordings = recordings + noisyCopies
         let tools = try requiredTools()
         let model = try store.newModelFolder()
         var installed = false
@@ -197,7 +206,7 @@ public struct SpeakerAdaptation {
 
         let words = Set(recordings.flatMap(\.words))
         try writeDictionary(words: words, recordings: recordings, to: work.appendingPathComponent("words.dict"))
-        progress("features of \(recordings.count) recordings")
+        progress("features of \(given.count) recordings" + (noisyCopies.isEmpty ? "" : " and \(noisyCopies.count) noisy copies"))
         try writeFeatures(recordings, in: work)
         let parameters: [String: String]
         do {
@@ -228,18 +237,20 @@ public struct SpeakerAdaptation {
             bwLog.split(separator: "\n").filter { $0.contains("baum_welch") && $0.hasSuffix(" ignored") }.compactMap { line in
                 line.split(separator: " ").dropLast().last.map(String.init)
             })
-        let aligned = recordings.count - min(failedAlignments.count, recordings.count)
+        // File names are the recordings' indices: the given ones come first.
+        let aligned = given.count - failedAlignments.filter { (Int($0) ?? 0) < given.count }.count
         guard aligned >= Self.minimumRecordings else {
             throw AdaptationError(
-                "only \(aligned) of \(recordings.count) recordings matched their words; check the transcripts and the audio "
+                "only \(aligned) of \(given.count) recordings matched their words; check the transcripts and the audio "
                     + "(sphinxtrain's log: bw.log)")
         }
 
         progress(method == .map ? "adapted model (map_adapt)" : "transform (mllr_solve)")
         try adapt(into: model, work: work, tools: tools)
         let record = AdaptationRecord(
-            method: method, created: ISO8601DateFormatter().string(from: Date()), recordings: recordings.count,
-            alignedRecordings: aligned, seconds: seconds, words: words.count, baseModel: baseModel, source: source)
+            method: method, created: ISO8601DateFormatter().string(from: Date()), recordings: given.count,
+            alignedRecordings: aligned, seconds: seconds, words: words.count, baseModel: baseModel, source: source,
+            noisyCopies: noisyCopies.count, copyNoise: noisyCopies.isEmpty ? nil : noise)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

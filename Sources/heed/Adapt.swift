@@ -35,12 +35,19 @@ struct Adapt: ParsableCommand {
             sentence. The recordings and their manifest are kept in \
             $XDG_DATA_HOME/heed/adaptation/recordings, then adapted on.
 
+            Heed adapts on each recording as given and on two copies of it with noise mixed in \
+            (at 12 and 6 dB SNR): pink noise it makes, or with --room-noise a recording of your \
+            room's usual noise (a fan, the TV, a kitchen). The model then knows your voice in \
+            noise as well as in quiet; --without-noisy-copies adapts on the recordings alone. \
+            (With --method mllr, copies are made only with --room-noise.)
+
             Methods: map (default) moves the mean of each Gaussian the recordings show towards \
             your voice; mllr fits one linear transform of all of them (less audio, less gain). Measured \
             gains are in docs/MEASUREMENTS.md ("Adaptation").
 
             Examples:
               heed adapt my-commands.tsv
+              heed adapt my-commands.tsv --room-noise kitchen-noise.wav
               heed adapt my-commands.tsv --method mllr --json
               heed adapt --record --speak
               heed adapt --status
@@ -92,6 +99,16 @@ struct Adapt: ParsableCommand {
     /// Noise mixed into the recordings first, as heed eval does: for measuring adaptation in noise.
     @OptionGroup var noise: NoiseOptions
 
+    @Option(
+        name: .customLong("room-noise"),
+        help: ArgumentHelp(
+            "A recording of the room's usual noise (WAV, a minute is plenty) to make the noisy copies with, instead of pink noise.",
+            valueName: "file.wav"))
+    var roomNoise: String?
+
+    @Flag(name: .customLong("without-noisy-copies"), help: "Adapt on the recordings alone, without copies with noise mixed in.")
+    var withoutNoisyCopies = false
+
     @Flag(help: "Say which adaptation is in use, and what it was made from.")
     var status = false
 
@@ -106,6 +123,8 @@ struct Adapt: ParsableCommand {
         if modes != 1 { throw ValidationError("give a manifest, --record, --status or --reset (one of them)") }
         if !record && (input != nil || speak || showPrompts) { throw ValidationError("--input, --speak and --show-prompts go with --record") }
         if !(1...200).contains(prompts) { throw ValidationError("--prompts must be between 1 and 200, not \(prompts)") }
+        if roomNoise != nil && withoutNoisyCopies { throw ValidationError("--room-noise makes the noisy copies; --without-noisy-copies makes none") }
+        if (roomNoise != nil || withoutNoisyCopies) && (status || reset) { throw ValidationError("--room-noise and --without-noisy-copies go with an adaptation") }
     }
 
     func run() throws {
@@ -130,9 +149,16 @@ struct Adapt: ParsableCommand {
         }
         let manifestPath = record ? try recordPrompts(into: store.folder.appendingPathComponent("recordings")) : manifest!
         let recordings = try Self.recordings(in: manifestPath, noise: try noise.condition())
+        // MLLR's one transform is pulled towards the copies' noise and hears quiet speech worse:
+        // it gets copies only with the room's own noise.
+        let copyNoise = try roomNoise.map { path in (try Self.roomNoiseMixer(path), path) }
+            ?? (withoutNoisyCopies || method.method == .mllr ? nil : (try NoiseMixer(noise: NoiseMixer.pinkNoise(seconds: 60, seed: 2026)), "pink noise"))
         let adaptation = SpeakerAdaptation(
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
-        let adapted = try adaptation.run(recordings, source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store) { step in
+        let adapted = try adaptation.run(
+            recordings, noisyCopies: copyNoise.map { Self.noisyCopies(of: recordings, mixer: $0.0) } ?? [], noise: copyNoise?.1,
+            source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store
+        ) { step in
             if !json { printError("adapting: \(step)…") }
         }
         try report(adapted, text: "Adapted. " + Self.describe(adapted))
@@ -177,7 +203,7 @@ struct Adapt: ParsableCommand {
                     try speaker.play(speech.samples, sampleRate: speech.sampleRate)
                 }
                 guard let (recording, reading) = try recorder.read(prompt, source: "prompt \(index + 1)") else {
-                    throw RecordingEnded(description: "the audio ended after \(index) of \(chosen.count) sentences; nothing was adapted")
+                    throw AdaptCommandError(description: "the audio ended after \(index) of \(chosen.count) sentences; nothing was adapted")
                 }
                 switch reading {
                 case .accepted:
@@ -202,9 +228,38 @@ struct Adapt: ParsableCommand {
         print(json ? try jsonLine(value) : text)
     }
 
+    /// A mixer of the room's noise recording, at least a second of it.
+    static func roomNoiseMixer(_ path: String) throws -> NoiseMixer {
+        let noise = try AudioFile.read(path)
+        guard noise.duration >= 1 else {
+            throw AdaptCommandError(
+                description: "\(path): \(String(format: "%.2f", noise.duration)) s of room noise is too little; record a few seconds or more of the room")
+        }
+        return try NoiseMixer(noise: noise)
+    }
+
+    /// The signal-to-noise ratios of the noisy copies, in dB: a busy kitchen's, and a loud one's.
+    static let copySNRs = [12.0, 6.0]
+
+    /// Each recording once per ``copySNRs`` with a stretch of the noise mixed in (seeded by the
+    /// recording's place in the list and the ratio: the same recordings get the same copies):
+    /// adapted on beside the recordings, the model learns the voice in noise as well as in quiet
+    /// (docs/MEASUREMENTS.md, "Adaptation").
+    static func noisyCopies(of recordings: [AdaptationRecording], mixer: NoiseMixer) -> [AdaptationRecording] {
+        copySNRs.flatMap { snr in
+            let condition = Evaluation.NoiseCondition(mixer: mixer, snr: snr, name: "copies")
+            return recordings.enumerated().map { index, recording in
+                AdaptationRecording(
+                    audio: condition.apply(to: recording.audio, recording: "\(index) at \(snr) dB"), words: recording.words,
+                    source: "\(recording.source) (noisy copy, \(Int(snr)) dB)")
+            }
+        }
+    }
+
     static func describe(_ record: AdaptationRecord) -> String {
         let aligned = record.alignedRecordings == record.recordings ? "" : " (\(record.alignedRecordings) matched their words)"
-        return "\(record.method.rawValue.uppercased()) adaptation of \(record.baseModel) on \(record.recordings) recordings\(aligned), "
+        let copies = record.noisyCopies.flatMap { $0 > 0 ? " and \($0) copies with \(record.copyNoise ?? "noise")" : nil } ?? ""
+        return "\(record.method.rawValue.uppercased()) adaptation of \(record.baseModel) on \(record.recordings) recordings\(aligned)\(copies), "
             + String(format: "%.1f", record.seconds) + " s, \(record.words) words, made \(record.created)"
             + (record.source.map { " from \($0)" } ?? "") + "."
     }
@@ -224,8 +279,9 @@ struct Adapt: ParsableCommand {
     }
 }
 
-/// The microphone or recording ended before every prompt was read.
-struct RecordingEnded: Error, CustomStringConvertible {
+/// Input `heed adapt` cannot use: the microphone or recording ended before every prompt was
+/// read, a room noise too short to make copies with.
+struct AdaptCommandError: Error, CustomStringConvertible {
     var description: String
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import HeedAudio
+import HeedCore
 import HeedRuntime
 @testable import HeedSpeech
 import Testing
@@ -63,6 +65,7 @@ struct AdaptationTests {
         #expect(record["method"] as? String == "map")
         #expect(record["recordings"] as? Int == 50)
         #expect(record["alignedRecordings"] as? Int == 50)
+        #expect(record["noisyCopies"] as? Int == 100 && record["copyNoise"] as? String == "pink noise", "\(record)")
         #expect(record["baseModel"] as? String == Fixtures.model)
         // MAP moves the means; every other file of the model is the shipped one.
         let adapted = folder.appendingPathComponent("data/heed/adaptation/current").resolvingSymlinksInPath().path
@@ -79,6 +82,43 @@ struct AdaptationTests {
         #expect(reset.status == 0 && reset.output.contains("Adaptation removed"))
         #expect(try status()["adapted"] as? Bool == false)
         #expect(try rightCount(test) == before)
+    }
+
+    /// The noisy copies are what make the adapted model hear the speaker in noise: adapted with
+    /// copies made with half of the kitchen noise, the speaker is heard better in the other half
+    /// than adapted on the recordings alone.
+    @Test func noisyCopiesHearTheSpeakerInNoise() throws {
+        let corpora = try #require(Fixtures.corpora)
+        let kitchen = try AudioFile.read(corpora + "/picovoice_barista/noise/kitchen.wav")
+        let half = kitchen.samples.count / 2
+        let heard = folder.appendingPathComponent("kitchen-first-half.wav"), tested = folder.appendingPathComponent("kitchen-second-half.wav")
+        try AudioBuffer(samples: Array(kitchen.samples[..<half]), sampleRate: kitchen.sampleRate).wavData.write(to: heard)
+        try AudioBuffer(samples: Array(kitchen.samples[half...]), sampleRate: kitchen.sampleRate).wavData.write(to: tested)
+        let training = try manifest("jackson", training: true), test = try manifest("jackson", training: false)
+        let noise = ["--noise", tested.path, "--snr", "12"]
+
+        var run = try heed(["adapt", training.path, "--without-noisy-copies"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try status()["noisyCopies"] as? Int == 0)
+        let alone = try rightCount(test, noise)
+
+        run = try heed(["adapt", training.path, "--room-noise", heard.path])
+        #expect(run.status == 0, "\(run.error)")
+        let record = try status()
+        #expect(record["noisyCopies"] as? Int == 100 && record["copyNoise"] as? String == heard.path, "\(record)")
+        let withCopies = try rightCount(test, noise)
+        #expect(withCopies >= alone + 4, "in noise: \(alone) of 50 adapted on the recordings alone, \(withCopies) with noisy copies")
+
+        // A room noise that is not there: a clear error, and the adaptation in use stays.
+        run = try heed(["adapt", training.path, "--room-noise", folder.appendingPathComponent("nowhere.wav").path])
+        #expect(run.status == 1 && run.error.contains("nowhere.wav"), "\(run.error)")
+        let short = folder.appendingPathComponent("short-noise.wav")
+        try AudioBuffer(samples: Array(kitchen.samples[..<8_000]), sampleRate: kitchen.sampleRate).wavData.write(to: short)
+        run = try heed(["adapt", training.path, "--room-noise", short.path])
+        #expect(run.status == 1 && run.error.contains("\(short.path): 0.50 s of room noise is too little"), "\(run.error)")
+        #expect(try status()["copyNoise"] as? String == heard.path)
+        run = try heed(["adapt", training.path, "--room-noise", heard.path, "--without-noisy-copies"])
+        #expect(run.status != 0 && run.error.contains("--room-noise makes the noisy copies"), "\(run.error)")
     }
 
     /// Bad input fails with a clear error, exit 1, and the adaptation in use stays in use.
