@@ -151,7 +151,7 @@ struct Adapt: ParsableCommand {
         let recordings = try Self.recordings(in: manifestPath, noise: try noise.condition())
         // MLLR's one transform is pulled towards the copies' noise and hears quiet speech worse:
         // it gets copies only with the room's own noise.
-        let copyNoise = try roomNoise.map { path in (try Self.roomNoiseMixer(path), path) }
+        let copyNoise = try roomNoise.map { path in (try Self.roomNoiseMixer(path), URL(fileURLWithPath: path).standardizedFileURL.path) }
             ?? (withoutNoisyCopies || method.method == .mllr ? nil : (try NoiseMixer(noise: NoiseMixer.pinkNoise(seconds: 60, seed: 2026)), "pink noise"))
         let adaptation = SpeakerAdaptation(
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
