@@ -75,8 +75,7 @@ python3 -c "print(f'{\"mean\":<10} {\"kitchen, $snr dB\":<22} {$total_before/$to
 "$heed" adapt --reset > /dev/null
 
 echo
-printf '%-10s %-5s %-22s %8s %12s %12s
-' speaker fold "noise" before "noisy adapt" "clean adapt"
+printf '%-10s %-5s %-22s %8s %12s %12s\n' speaker fold "noise" before "noisy adapt" "clean adapt"
 total_before=0; total_noisy=0; total_clean=0; total=0
 for speaker in "${speakers[@]}"; do
     for fold in low high; do

@@ -189,8 +189,7 @@ public struct SpeakerAdaptation {
                     + "at least \(Self.minimumRecordings) recordings and \(Int(Self.minimumSeconds)) s are needed (50 short commands are a good start)")
         }
         if let empty = recordings.first(where: { $0.words.isEmpty }) { throw AdaptationError("\(empty.source): no words to adapt on") }
-        let given = recordings
-        let recordings = recordings + noisyCopies
+        let adaptedOn = recordings + noisyCopies
         let tools = try requiredTools()
         let model = try store.newModelFolder()
         var installed = false
@@ -206,8 +205,8 @@ public struct SpeakerAdaptation {
 
         let words = Set(recordings.flatMap(\.words))
         try writeDictionary(words: words, recordings: recordings, to: work.appendingPathComponent("words.dict"))
-        progress("features of \(given.count) recordings" + (noisyCopies.isEmpty ? "" : " and \(noisyCopies.count) noisy copies"))
-        try writeFeatures(recordings, in: work)
+        progress("features of \(recordings.count) recordings" + (noisyCopies.isEmpty ? "" : " and \(noisyCopies.count) noisy copies"))
+        try writeFeatures(adaptedOn, in: work)
         let parameters: [String: String]
         do {
             parameters = try AcousticModelFiles.featureParameters(in: baseModel)
@@ -237,18 +236,18 @@ public struct SpeakerAdaptation {
             bwLog.split(separator: "\n").filter { $0.contains("baum_welch") && $0.hasSuffix(" ignored") }.compactMap { line in
                 line.split(separator: " ").dropLast().last.map(String.init)
             })
-        // File names are the recordings' indices: the given ones come first.
-        let aligned = given.count - failedAlignments.filter { (Int($0) ?? 0) < given.count }.count
+        // File names are indices in `adaptedOn`: the recordings come before their copies.
+        let aligned = recordings.count - failedAlignments.filter { (Int($0) ?? 0) < recordings.count }.count
         guard aligned >= Self.minimumRecordings else {
             throw AdaptationError(
-                "only \(aligned) of \(given.count) recordings matched their words; check the transcripts and the audio "
+                "only \(aligned) of \(recordings.count) recordings matched their words; check the transcripts and the audio "
                     + "(sphinxtrain's log: bw.log)")
         }
 
         progress(method == .map ? "adapted model (map_adapt)" : "transform (mllr_solve)")
         try adapt(into: model, work: work, tools: tools)
         let record = AdaptationRecord(
-            method: method, created: ISO8601DateFormatter().string(from: Date()), recordings: given.count,
+            method: method, created: ISO8601DateFormatter().string(from: Date()), recordings: recordings.count,
             alignedRecordings: aligned, seconds: seconds, words: words.count, baseModel: baseModel, source: source,
             noisyCopies: noisyCopies.count, copyNoise: noisyCopies.isEmpty ? nil : noise)
         do {

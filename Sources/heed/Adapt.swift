@@ -151,12 +151,13 @@ struct Adapt: ParsableCommand {
         let recordings = try Self.recordings(in: manifestPath, noise: try noise.condition())
         // MLLR's one transform is pulled towards the copies' noise and hears quiet speech worse:
         // it gets copies only with the room's own noise.
-        let copyNoise = try roomNoise.map { path in (try Self.roomNoiseMixer(path), URL(fileURLWithPath: path).standardizedFileURL.path) }
+        let copyNoise: (mixer: NoiseMixer, name: String)? =
+            try roomNoise.map { path in (try Self.roomNoiseMixer(path), URL(fileURLWithPath: path).standardizedFileURL.path) }
             ?? (withoutNoisyCopies || method.method == .mllr ? nil : (try NoiseMixer(noise: NoiseMixer.pinkNoise(seconds: 60, seed: 2026)), "pink noise"))
         let adaptation = SpeakerAdaptation(
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
         let adapted = try adaptation.run(
-            recordings, noisyCopies: copyNoise.map { Self.noisyCopies(of: recordings, mixer: $0.0) } ?? [], noise: copyNoise?.1,
+            recordings, noisyCopies: copyNoise.map { Self.noisyCopies(of: recordings, mixer: $0.mixer) } ?? [], noise: copyNoise?.name,
             source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store
         ) { step in
             if !json { printError("adapting: \(step)…") }
