@@ -71,6 +71,8 @@ public actor Listener {
         /// The rejection threshold inside a window that already bounds false accepts: after the
         /// wake phrase, after a press, and for the answer to Heed's own question.
         public var windowThreshold = ConfidenceModel.features.lenientPoint
+        /// Where the commands acted on are kept to adapt on (`--keep-heard`); `nil` keeps none.
+        public var keptCommands: HeardRecordings?
 
         /// The defaults.
         public init() {}
@@ -569,6 +571,13 @@ public actor Listener {
         guard let match = setup.parser.parse(result.text).first else {
             send(.ignored(time: utterance.speechEnd, reason: "no intent matches \"\(result.text)\""))
             return
+        }
+        if let kept = configuration.keptCommands {
+            do {
+                try kept.keep(utterance.audio, words: result.text.split(separator: " ").map(String.init))
+            } catch {
+                logger.warning("cannot keep the command heard: \(error)")
+            }
         }
         guard let dispatcher else {
             send(.intent(time: utterance.speechEnd, match))

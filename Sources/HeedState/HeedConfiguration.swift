@@ -10,6 +10,7 @@ import HeedPlugins
 ///
 /// ```json
 /// {
+///   "keepHeard": true,
 ///   "policyFile": "/etc/heed/policy.json",
 ///   "spokenResponses": true,
 ///   "stateDirectory": "~/heed-state",
@@ -31,6 +32,8 @@ public struct HeedConfiguration: Sendable, Hashable {
     public var dataDirectory: URL
     /// The wake phrase of `heed listen --activation wake`, when the config names one.
     public var wakePhrase: String?
+    /// Whether the listener keeps the commands it acts on to adapt on (`heed listen --keep-heard`).
+    public var keepHeard = false
     /// The client identity of `heed serve --wyoming` peers when `--wyoming-client` is not given.
     public var wyomingClient: String?
     /// The config file that was read, or `nil` when there was none.
@@ -40,7 +43,7 @@ public struct HeedConfiguration: Sendable, Hashable {
     public static let defaultPolicyFile = URL(fileURLWithPath: "/etc/heed/policy.json")
 
     /// The keys a config file may have.
-    static let keys: Set<String> = ["policyFile", "spokenResponses", "stateDirectory", "wakePhrase", "wyomingClient"]
+    static let keys: Set<String> = ["keepHeard", "policyFile", "spokenResponses", "stateDirectory", "wakePhrase", "wyomingClient"]
 
     /// Creates a configuration in code (tests).
     public init(
@@ -128,6 +131,7 @@ public struct HeedConfiguration: Sendable, Hashable {
             stateDirectory: try path("stateDirectory") ?? directories.state,
             dataDirectory: directories.data
         )
+        configuration.keepHeard = try object.bool("keepHeard", default: false)
         if let node = object["wakePhrase"] {
             let phrase = try reader.string(node, "'wakePhrase'")
             guard !TextNormalizer.words(phrase).isEmpty else {

@@ -35,6 +35,13 @@ struct Adapt: ParsableCommand {
             sentence. The recordings and their manifest are kept in \
             $XDG_DATA_HOME/heed/adaptation/recordings, then adapted on.
 
+            With --heard, Heed adapts on the commands heed listen kept (--keep-heard, or \
+            "keepHeard": true in the config): the audio of each command it acted on and the words \
+            it heard, right or not. Adapting on them now and then (at least \(HeardRecordings.minimumToAdapt) are \
+            needed) \
+            teaches Heed your voice and room without reading prompts; recordings with a word the \
+            dictionary lacks (a registered name) are left out. --forget-heard removes them.
+
             Heed adapts on each recording as given and on two copies of it with noise mixed in \
             (at 12 and 6 dB SNR): pink noise it makes, or with --room-noise a recording of your \
             room's usual noise (a fan, the TV, a kitchen). The model then knows your voice in \
@@ -50,6 +57,7 @@ struct Adapt: ParsableCommand {
               heed adapt my-commands.tsv --room-noise kitchen-noise.wav
               heed adapt my-commands.tsv --method mllr --json
               heed adapt --record --speak
+              heed adapt --heard
               heed adapt --status
               heed adapt --reset
             """
@@ -109,6 +117,12 @@ struct Adapt: ParsableCommand {
     @Flag(name: .customLong("without-noisy-copies"), help: "Adapt on the recordings alone, without copies with noise mixed in.")
     var withoutNoisyCopies = false
 
+    @Flag(help: "Adapt on the commands heed listen --keep-heard kept, with the words it heard.")
+    var heard = false
+
+    @Flag(name: .customLong("forget-heard"), help: "Remove the commands heed listen --keep-heard kept.")
+    var forgetHeard = false
+
     @Flag(help: "Say which adaptation is in use, and what it was made from.")
     var status = false
 
@@ -119,12 +133,14 @@ struct Adapt: ParsableCommand {
     var json = false
 
     func validate() throws {
-        let modes = [manifest != nil, record, status, reset].filter { $0 }.count
-        if modes != 1 { throw ValidationError("give a manifest, --record, --status or --reset (one of them)") }
+        let modes = [manifest != nil, record, heard, status, reset, forgetHeard].filter { $0 }.count
+        if modes != 1 { throw ValidationError("give a manifest, --record, --heard, --status, --reset or --forget-heard (one of them)") }
         if !record && (input != nil || speak || showPrompts) { throw ValidationError("--input, --speak and --show-prompts go with --record") }
         if !(1...200).contains(prompts) { throw ValidationError("--prompts must be between 1 and 200, not \(prompts)") }
         if roomNoise != nil && withoutNoisyCopies { throw ValidationError("--room-noise makes the noisy copies; --without-noisy-copies makes none") }
-        if (roomNoise != nil || withoutNoisyCopies) && (status || reset) { throw ValidationError("--room-noise and --without-noisy-copies go with an adaptation") }
+        if (roomNoise != nil || withoutNoisyCopies) && (status || reset || forgetHeard) {
+            throw ValidationError("--room-noise and --without-noisy-copies go with an adaptation")
+        }
     }
 
     func run() throws {
@@ -135,20 +151,37 @@ struct Adapt: ParsableCommand {
             try report(["removed": had], text: had ? "Adaptation removed: Heed hears with the model as shipped." : "There was no adaptation.")
             return
         }
+        if forgetHeard {
+            let count = HeardRecordings.standard.forget()
+            try report(["removed": count], text: count == 0 ? "No commands were kept." : "Removed the \(count) commands heed listen kept.")
+            return
+        }
         if status {
+            let kept = HeardRecordings.standard.rows().count
+            let keptLine = kept == 0 ? "" : "\n\(kept) commands kept by heed listen --keep-heard (heed adapt --heard adapts on them)."
             guard let (model, record) = try store.current() else {
-                try report(["adapted": false], text: "No adaptation: Heed hears with the model as shipped.")
+                try report(["adapted": false], text: "No adaptation: Heed hears with the model as shipped." + keptLine)
                 return
             }
-            try report(record, text: Self.describe(record) + "\n  \(model.path)")
+            try report(record, text: Self.describe(record) + "\n  \(model.path)" + keptLine)
             return
         }
         if showPrompts {
             print(try chosenPrompts().joined(separator: "\n"))
             return
         }
-        let manifestPath = record ? try recordPrompts(into: store.folder.appendingPathComponent("recordings")) : manifest!
-        let recordings = try Self.recordings(in: manifestPath, noise: try noise.condition())
+        let manifestPath =
+            record ? try recordPrompts(into: store.folder.appendingPathComponent("recordings"))
+            : heard ? try Self.heardManifest() : manifest!
+        var recordings = try Self.recordings(in: manifestPath, noise: try noise.condition())
+        if heard {
+            recordings = try sayable(recordings)
+            guard recordings.count >= HeardRecordings.minimumToAdapt else {
+                throw AdaptCommandError(
+                    description: "only \(recordings.count) commands kept to adapt on; heed adapt --heard needs \(HeardRecordings.minimumToAdapt) "
+                        + "(fewer, with some of them heard wrong, can make Heed hear worse): keep listening with --keep-heard")
+            }
+        }
         // MLLR's one transform is pulled towards the copies' noise and hears quiet speech worse:
         // it gets copies only with the room's own noise.
         let copyNoise: (mixer: NoiseMixer, name: String)? =
@@ -163,6 +196,30 @@ struct Adapt: ParsableCommand {
             if !json { printError("adapting: \(step)…") }
         }
         try report(adapted, text: "Adapted. " + Self.describe(adapted))
+    }
+
+    /// The manifest of the commands heed listen kept, or an error that says how to keep some.
+    static func heardManifest() throws -> String {
+        let kept = HeardRecordings.standard
+        guard !kept.rows().isEmpty else {
+            throw AdaptCommandError(
+                description: "no commands kept to adapt on (\(kept.folder.path)): run heed listen --keep-heard, "
+                    + "or set \"keepHeard\": true in the config, and speak to it for a while")
+        }
+        return kept.manifest.path
+    }
+
+    /// The kept commands whose every word the dictionary has: a registered name heard in a
+    /// command has no dictionary pronunciation to adapt it with. Says how many were left out.
+    private func sayable(_ recordings: [AdaptationRecording]) throws -> [AdaptationRecording] {
+        let words = Set(recordings.flatMap(\.words))
+        let missing = words.subtracting(try Pronunciations.phones(of: words, dictionaryPath: dictionary).keys)
+        let kept = recordings.filter { Set($0.words).isDisjoint(with: missing) }
+        if kept.count < recordings.count, !json {
+            printError("heed: left out \(recordings.count - kept.count) of \(recordings.count) commands with words the dictionary lacks: "
+                + missing.sorted().joined(separator: ", "))
+        }
+        return kept
     }
 
     /// The sentences of the shipped intents' tests that cover the commands' sounds best.
@@ -298,6 +355,13 @@ extension AdaptationStore {
     /// `$XDG_DATA_HOME/heed/adaptation`.
     static var standard: AdaptationStore {
         AdaptationStore(folder: HeedDirectories.standard().data.appendingPathComponent("adaptation", isDirectory: true))
+    }
+}
+
+extension HeardRecordings {
+    /// `$XDG_DATA_HOME/heed/adaptation/heard`.
+    static var standard: HeardRecordings {
+        HeardRecordings(folder: AdaptationStore.standard.folder.appendingPathComponent("heard", isDirectory: true))
     }
 }
 

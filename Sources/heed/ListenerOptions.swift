@@ -59,6 +59,14 @@ struct ListenerOptions: ParsableArguments {
         help: ArgumentHelp("Seconds a question waits for an answer to start.", valueName: "seconds"))
     var answerTimeout = 8.0
 
+    @Flag(
+        name: .customLong("keep-heard"),
+        help: ArgumentHelp(
+            "Keep the commands acted on (the audio and the words heard), for heed adapt --heard.",
+            discussion: "Off by default (the config's keepHeard turns it on). The last \(HeardRecordings.defaultLimit) are kept, "
+                + "for you alone, in $XDG_DATA_HOME/heed/adaptation/heard; heed adapt --forget-heard removes them."))
+    var keepHeard = false
+
     func validate() throws {
         guard ["always", "wake", "push"].contains(activation) else {
             throw ValidationError("--activation must be always, wake or push, not \(activation)")
@@ -122,6 +130,7 @@ struct ListenerOptions: ParsableArguments {
         settings.denoiseSettings = recognizer.denoise.settings
         settings.alwaysOnThreshold = recognizer.threshold()
         settings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
+        if keepHeard || configuration.keepHeard { settings.keptCommands = .standard }
 
         // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
         let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)

@@ -54,6 +54,41 @@ struct AdaptationTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
     }
 
+    /// Adapting on what Heed heard: a speaker's recordings kept as the listener keeps them, with
+    /// the words the shipped model heard in them (right or not), then `heed adapt --heard`; a
+    /// recording with a word the dictionary lacks is left out, and the others are heard better.
+    @Test func adaptingOnWhatHeedHeardHearsTheSpeakerBetter() throws {
+        let training = try manifest("nicolas", training: true)
+        let test = try manifest("nicolas", training: false)
+        let heard = try heed(["eval", training.path, "-g", Fixtures.grammar("digit.gram"), "--reject-below", "0", "--json", "--no-adaptation"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(heard.output.utf8)) as? [String: Any])
+        let results = try #require(report["results"] as? [[String: Any]])
+        let kept = HeardRecordings(folder: folder.appendingPathComponent("data/heed/adaptation/heard"))
+        var wrong = 0
+        for result in results {
+            let text = try #require(result["text"] as? String)
+            guard !text.isEmpty, let file = result["file"] as? String else { continue }
+            if result["right"] as? Bool != true { wrong += 1 }
+            try kept.keep(try AudioFile.read(file), words: text.split(separator: " ").map(String.init))
+        }
+        // A registered name, said in a command: no dictionary pronunciation to adapt it with.
+        try kept.keep(try AudioFile.read(try #require(results.first?["file"] as? String)), words: ["play", "zydecoish"])
+        let count = kept.rows().count
+        #expect(wrong > 5, "some of what was kept was heard wrong (\(wrong))")
+
+        let before = try rightCount(test)
+        let adapt = try heed(["adapt", "--heard", "--json"])
+        #expect(adapt.status == 0, "\(adapt.error)")
+        #expect(adapt.error.contains("left out 1 of \(count) commands") == false, "--json keeps stderr quiet")
+        let record = try status()
+        #expect(record["recordings"] as? Int == count - 1)
+        #expect((record["source"] as? String)?.hasSuffix("adaptation/heard/manifest.tsv") == true, "\(record)")
+        let after = try rightCount(test)
+        #expect(after >= before + 3, "right before \(before) of 50, after \(after)")
+        let again = try heed(["adapt", "--heard", "--without-noisy-copies"])
+        #expect(again.error.contains("left out 1 of \(count) commands with words the dictionary lacks: zydecoish"), "\(again.error)")
+    }
+
     /// Adapted on 50 recordings of a speaker the model hears badly, the other 50 are heard better;
     /// `--no-adaptation` hears as before, `--reset` removes it.
     @Test func adaptingToASpeakerHearsTheSpeakerBetter() throws {

@@ -35,6 +35,7 @@ struct ConfigurationTests {
         let configuration = try HeedConfiguration.load(directories: directories)
         #expect(configuration.policyFile.path == "/etc/heed/policy.json")
         #expect(configuration.spokenResponses == false)
+        #expect(configuration.keepHeard == false)
         #expect(configuration.stateDirectory == directories.state)
         #expect(configuration.dataDirectory == directories.data)
         #expect(configuration.configFile == nil)
@@ -47,6 +48,7 @@ struct ConfigurationTests {
         try """
         {
           "policyFile": "policy.json",
+          "keepHeard": true,
           "spokenResponses": true,
           "stateDirectory": "~/my-state"
         }
@@ -54,6 +56,7 @@ struct ConfigurationTests {
         let configuration = try HeedConfiguration.load(directories: directories)
         #expect(configuration.policyFile.path == directories.config.appendingPathComponent("policy.json").path)
         #expect(configuration.spokenResponses)
+        #expect(configuration.keepHeard)
         #expect(configuration.stateDirectory.path == root.appendingPathComponent("home/my-state").path)
         #expect(configuration.configFile == directories.configFile)
 
@@ -66,6 +69,7 @@ struct ConfigurationTests {
     @Test(arguments: [
         ("{\n  \"spokenResponse\": true\n}", 2, 3, "unknown key 'spokenResponse'"),
         ("{\n  \"spokenResponses\": \"yes\"\n}", 2, 22, "expected 'spokenResponses' (true or false), found a string"),
+        ("{\n  \"keepHeard\": 1\n}", 2, 16, "expected 'keepHeard' (true or false), found a number"),
         ("{\"policyFile\": 3}", 1, 16, "expected 'policyFile' (a path) (a string), found a number"),
         ("{\"stateDirectory\": \"\"}", 1, 20, "'stateDirectory' must not be empty"),
         ("{\n  \"policyFile\": \"/etc/heed/policy.json\",\n}", 3, 1, "expected a string key"),

@@ -1,6 +1,7 @@
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedEvaluation
 import Testing
 import HeedTesting
 
@@ -108,6 +109,44 @@ struct ListenCommandTests {
         #expect(Endpointer.Utterance.Ending.complete == EndpointerTests.utterances(
             EndpointerTests.events(EndpointerTests.roomNoise(seconds: 0.5) + (try AudioFile.read(heard.path)).samples + EndpointerTests.roomNoise(seconds: 1))
         ).first?.ending)
+    }
+
+    /// `--keep-heard` keeps each command the listener acts on, as captured, with the words it
+    /// heard; without it nothing is kept.
+    @Test func keepHeardKeepsTheCommandsActedOn() throws {
+        let input = try Speech.utterance("set a timer for ten minutes") + Self.silence(1) + Speech.utterance("pause the music", before: 0.3)
+            + Self.silence(2)
+        let plain = try Home(input: input)
+        let home = Home(existing: plain, environment: ["XDG_DATA_HOME": plain.data])
+        let heard = URL(fileURLWithPath: home.data).appendingPathComponent("heed/adaptation/heard")
+
+        _ = try home.listen(["--dry-run", "--reject-below", "0.1"])
+        #expect(!FileManager.default.fileExists(atPath: heard.path), "nothing is kept unless asked")
+
+        let events = try home.listen(["--dry-run", "--reject-below", "0.1", "--keep-heard"])
+        let acted = Self.said(events, "final").filter { $0["rejected"] as? Bool == false }.compactMap { $0["text"] as? String }
+        let intents = Self.said(events, "intent").count
+        #expect(intents >= 1, "\(events.filter { $0["event"] as? String != "partial" })")
+        let manifest = try CorpusManifest(path: heard.appendingPathComponent("manifest.tsv").path)
+        #expect(manifest.entries.count == intents)
+        #expect(manifest.entries.compactMap(\.transcript).allSatisfy(acted.contains), "\(manifest.entries.map(\.transcript)) of \(acted)")
+        for entry in manifest.entries {
+            let audio = try AudioFile.read(entry.audioPath)
+            #expect(audio.sampleRate == 16_000 && audio.duration > 0.8 && audio.duration < 4, "\(audio.duration) s")
+        }
+        // `heed adapt` takes no state or config folder: the data folder comes from XDG_DATA_HOME.
+        let adapt = { (arguments: [String]) in
+            try Fixtures.run(Fixtures.heedBinary, ["adapt"] + arguments, environment: ["XDG_DATA_HOME": home.data, "HOME": home.url.path])
+        }
+        let status = try adapt(["--status"])
+        #expect(status.output.contains("\(intents) commands kept by heed listen --keep-heard"), "\(status.output)")
+        let tooFew = try adapt(["--heard"])
+        #expect(tooFew.status == 1 && tooFew.error.contains("only \(intents) commands kept to adapt on"), "\(tooFew.error)")
+        let forget = try adapt(["--forget-heard"])
+        #expect(forget.status == 0 && forget.output.contains("Removed the \(intents) commands"), "\(forget.output)\(forget.error)")
+        #expect(!FileManager.default.fileExists(atPath: heard.path))
+        let nothing = try adapt(["--heard"])
+        #expect(nothing.status == 1 && nothing.error.contains("no commands kept to adapt on"), "\(nothing.error)")
     }
 
     @Test func aDisambiguationIsAnsweredByVoice() throws {
