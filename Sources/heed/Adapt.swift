@@ -37,10 +37,10 @@ struct Adapt: ParsableCommand {
 
             With --heard, Heed adapts on the commands heed listen kept (--keep-heard, or \
             "keepHeard": true in the config): the audio of each command it acted on and the words \
-            it heard, right or not. Adapting on them now and then (at least \(HeardRecordings.minimumToAdapt) are \
-            needed) \
-            teaches Heed your voice and room without reading prompts; recordings with a word the \
-            dictionary lacks (a registered name) are left out. --forget-heard removes them.
+            it heard, right or not. Adapting on them now and then teaches Heed your voice and room \
+            without reading prompts; at least \(HeardRecordings.minimumToAdapt) are needed, and \
+            recordings with a word the dictionary lacks (a registered name) are left out. \
+            --forget-heard removes them.
 
             Heed adapts on each recording as given and on two copies of it with noise mixed in \
             (at 12 and 6 dB SNR): pink noise it makes, or with --room-noise a recording of your \

@@ -246,7 +246,9 @@ struct AdaptationTests {
     @Test func usage() throws {
         let run = try heed(["adapt"])
         #expect(run.status == 2)
-        #expect(run.error.contains("give a manifest, --record, --status or --reset"))
+        #expect(run.error.contains("give a manifest, --record, --heard, --status, --reset or --forget-heard"))
+        let two = try heed(["adapt", "--heard", "--forget-heard"])
+        #expect(two.status == 2 && two.error.contains("(one of them)"), "\(two.error)")
         let half = try heed(["adapt", "some.tsv", "--noise", "kitchen.wav"])
         #expect(half.status == 2)
         #expect(half.error.contains("--noise and --snr go together"))
