@@ -18,20 +18,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_DATA_HOME=$work/data
 
-# manifest SPEAKER FOLD PART: the rows of SPEAKER whose repetition (the file name's last number)
-# is below 5 (PART "low") or not, for FOLD's training or test half.
-manifest() {
-    local speaker=$1 part=$2
-    printf 'wav\ttranscript\n'
-    awk -F'\t' -v dir="$fsdd" -v speaker="$speaker" -v part="$part" 'NR > 1 && $4 == speaker {
-        n = split($1, pieces, "_"); rep = pieces[n]; sub(/\.wav$/, "", rep)
-        if ((rep < 5) == (part == "low")) print dir "/" $1 "\t" $2 }' "$fsdd/manifest.tsv"
-}
-
-accuracy() {
-    "$heed" eval "$1" -g grammars/digit.gram --reject-below 0 --jobs 2 --json "${@:2}" 2>/dev/null |
-        python3 -c 'import json, sys; r = json.load(sys.stdin)["results"]; print(sum(x["right"] for x in r), len(r))'
-}
+# manifest SPEAKER PART and accuracy MANIFEST [FLAGS...].
+source scripts/fsdd-folds.sh
 
 printf '%-10s %-6s %-5s %8s %8s\n' speaker method fold before after
 for method in map mllr; do

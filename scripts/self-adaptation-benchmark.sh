@@ -24,16 +24,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_DATA_HOME=$work/data
 
-manifest() {
-    printf 'wav\ttranscript\n'
-    awk -F'\t' -v dir="$fsdd" -v speaker="$1" -v part="$2" 'NR > 1 && $4 == speaker {
-        n = split($1, pieces, "_"); rep = pieces[n]; sub(/\.wav$/, "", rep)
-        if ((rep < 5) == (part == "low")) print dir "/" $1 "\t" $2 }' "$fsdd/manifest.tsv"
-}
-right() {
-    "$heed" eval "$1" -g grammars/digit.gram --reject-below 0 --jobs 2 --json "${@:2}" 2>/dev/null |
-        python3 -c 'import json, sys; print(sum(x["right"] for x in json.load(sys.stdin)["results"]))'
-}
+# manifest SPEAKER PART and accuracy MANIFEST [FLAGS...].
+source scripts/fsdd-folds.sh
+right() { read -r right _ < <(accuracy "$@"); echo "$right"; }
 
 printf '%-10s %-5s %5s %5s %6s %6s %6s\n' speaker fold T kept wrong clean 12dB
 results=$work/results.txt
