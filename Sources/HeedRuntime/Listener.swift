@@ -572,13 +572,8 @@ public actor Listener {
             send(.ignored(time: utterance.speechEnd, reason: "no intent matches \"\(result.text)\""))
             return
         }
-        if let kept = configuration.keptCommands {
-            do {
-                try kept.keep(utterance.audio, words: result.text.split(separator: " ").map(String.init))
-            } catch {
-                logger.warning("cannot keep the command heard: \(error)")
-            }
-        }
+        // Kept once the command is carried out, so that writing it never delays the handle.
+        defer { keep(result, utterance: utterance) }
         guard let dispatcher else {
             send(.intent(time: utterance.speechEnd, match))
             return
@@ -591,6 +586,16 @@ public actor Listener {
                 let sent = ContinuousClock.now - .microseconds(Int(step.milliseconds * 1000))
                 emit(.listener(.latency(milliseconds: ["endOfSpeechToHandleSent": (sent - ended).milliseconds])))
             }
+        }
+    }
+
+    /// Keeps an acted-on command with the words heard, when `--keep-heard` asked for it.
+    private func keep(_ result: RecognitionResult, utterance: Endpointer.Utterance) {
+        guard let kept = configuration.keptCommands else { return }
+        do {
+            try kept.keep(utterance.audio, words: result.text.split(separator: " ").map(String.init))
+        } catch {
+            logger.warning("cannot keep the command heard: \(error)")
         }
     }
 
