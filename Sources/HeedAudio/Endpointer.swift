@@ -74,6 +74,10 @@ public struct Endpointer: Sendable {
         public enum Ending: String, Sendable, Hashable, Codable {
             /// Speech, then `endSilence` of quiet.
             case complete
+            /// The recognizer heard a whole sentence, then `endSilence` of nothing but silence and
+            /// noise, though the room stayed loud enough to hold speech open
+            /// (``Endpointer/endSpeech(heardQuietFor:)``).
+            case sentenceEnded
             /// Less speech than `minimumUtterance`: a click or a cough, not a command.
             case tooShort
             /// It reached `maximumUtterance`: not a command (talk, music, a steady noise).
@@ -243,6 +247,31 @@ public struct Endpointer: Sendable {
             speech = current
         }
         return events
+    }
+
+    /// Ends the utterance in progress where the recognizer heard its last word, `quiet` seconds
+    /// ago: a noisy room holds the energy above the continue level, but what the recognizer
+    /// heard since was silence and noise. The utterance keeps `tentativeSilence` after that point,
+    /// as one ended by quiet does, and the noise floor rises to what followed, so that the same
+    /// noise does not start the next utterance at once. `nil` when no utterance is in progress.
+    public mutating func endSpeech(heardQuietFor quiet: Double) -> Event? {
+        guard var current = speech else { return nil }
+        speech = nil
+        let quietFrames = min(frames(quiet), framesSeen - current.startFrame)
+        current.lastSpeechFrame = framesSeen - 1 - quietFrames
+        current.quietFrames = quietFrames
+        let noise = current.samples.suffix(quietFrames * Self.frameLength)
+        let noiseFrames = stride(from: noise.startIndex, to: noise.endIndex, by: Self.frameLength).map {
+            Array(noise[$0..<($0 + Self.frameLength)])
+        }
+        let levels = noiseFrames.map(Self.level).sorted()
+        if !levels.isEmpty {
+            noiseFloor = max(noiseFloor ?? levels[0], levels[levels.count / 2] - configuration.continueThreshold)
+        }
+        // What came after the words is the next utterance's pre-roll.
+        recent = Array(noiseFrames.suffix(frames(configuration.preRoll) + frames(configuration.minimumSpeechStart)))
+        run = 0
+        return .speechEnded(utterance(current, ending: .sentenceEnded))
     }
 
     /// The utterance: everything up to `tentativeSilence` after the last speech frame.

@@ -153,6 +153,10 @@ public protocol SpeechRecognizer: AnyObject {
     /// The live utterance's best words so far, possibly empty.
     var liveHypothesis: String { get }
 
+    /// Seconds the live pass has heard only silence and noise since its best words became a whole
+    /// sentence of the active grammar; `nil` while they are not one, or speech goes on.
+    var liveQuietAfterSentence: Double? { get }
+
     /// Ends live decoding and returns the utterance's result, judged as ``recognize(_:)``
     /// judges one (only the work after the search remains to do).
     ///

@@ -385,7 +385,7 @@ public actor Listener {
                 streamEnded = chunk.isEmpty
             }
             let wasInSpeech = endpointer.inSpeech
-            let events = streamEnded ? endpointer.finish() : endpointer.process(chunk)
+            var events = streamEnded ? endpointer.finish() : endpointer.process(chunk)
             if purpose.decodes, wasInSpeech, endpointer.inSpeech, speculative == nil {
                 try recognizer.decodeLive(chunk)
                 // The hypothesis is read only when a partial may go out.
@@ -395,6 +395,13 @@ public actor Listener {
                     lastPartial = partial
                     lastPartialTime = endpointer.position
                     send(.partial(time: endpointer.position, text: partial))
+                }
+                // A noisy room can hold the endpointer in speech long after the words: the
+                // recognizer's own evidence ends the utterance then (docs/LISTEN.md).
+                if let quiet = recognizer.liveQuietAfterSentence, quiet >= endpointer.configuration.endSilence,
+                    let ended = endpointer.endSpeech(heardQuietFor: quiet)
+                {
+                    events.append(ended)
                 }
             }
             for event in events {
@@ -418,7 +425,7 @@ public actor Listener {
                     let ended = ContinuousClock.now
                     recognizer.stopLiveDecoding()
                     send(.speechEnded(time: utterance.speechEnd, ending: utterance.ending.rawValue))
-                    guard utterance.ending == .complete || utterance.ending == .streamEnded else {
+                    guard utterance.ending != .tooShort, utterance.ending != .tooLong else {
                         let reason = utterance.ending == .tooShort ? "too short to be a command" : "too long to be a command"
                         send(.ignored(time: utterance.speechEnd, reason: reason))
                         speculative = nil

@@ -540,6 +540,25 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// The most samples given to the live search at once: 0.1 s.
     static let liveBlock = AudioBuffer.recognitionSampleRate / 10
 
+    /// Seconds the live pass has heard nothing but silence and noise since its best path became
+    /// a whole sentence of the grammar: the frames after the path's last word, however loud they
+    /// are. `nil` while the path is no whole sentence, has no word, or goes on with speech the
+    /// grammar cannot say (the spoken-noise filler, the loop for other speech); always `nil` for
+    /// dictation. The listener ends an utterance on it where a noisy room keeps the endpointer
+    /// in speech (docs/LISTEN.md, "Ending an utterance").
+    public var liveQuietAfterSentence: Double? {
+        guard liveUtterance, !grammar.isDictation else { return nil }
+        let segments = decoder.segments()
+        guard let last = segments.lastIndex(where: { !Self.isFiller($0.word) }),
+            segments[(last + 1)...].allSatisfy({ Self.isQuietFiller($0.word) })
+        else { return nil }
+        let words = segments[...last].map(\.word).filter { !Self.isFiller($0) }.map(Self.baseWord)
+        guard grammar.accepts(words), let now = segments.last?.endFrame else { return nil }
+        // The path's last segment ends at the frame just decoded. (A live pass's frames count
+        // from the decoder's first utterance, not from this one's start.)
+        return Double(now - segments[last].endFrame) / Self.framesPerSecond
+    }
+
     /// The live utterance's best path so far (the partial hypothesis), possibly empty.
     public var liveHypothesis: String {
         guard liveUtterance else { return "" }
@@ -677,6 +696,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Whether a decoder word is silence, a filler or a null transition rather than speech.
     static func isFiller(_ word: String) -> Bool {
         word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("++") || word == "(NULL)"
+    }
+
+    /// Whether a filler stands for silence or noise, not for speech outside the dictionary
+    /// (`[SPEECH]`, the en-us model's spoken noise).
+    static func isQuietFiller(_ word: String) -> Bool {
+        isFiller(word) && word != "[SPEECH]"
     }
 
     /// `read(2)` → `read`.

@@ -127,6 +127,9 @@ public final class ScriptedRecognizer: SpeechRecognizer {
         return peek().text.split(separator: " ").first.map(String.init) ?? ""
     }
 
+    /// Never: a scripted utterance ends when the endpointer says.
+    public var liveQuietAfterSentence: Double? { nil }
+
     public func stopLiveDecoding() { live = (0, false) }
 
     private func key() -> String? {

@@ -91,6 +91,38 @@ import Testing
         #expect(found.filter { $0.ending != .streamEnded }.count == 1)
     }
 
+    /// A card, then a loud noise that holds the endpointer in speech: told that the recognizer
+    /// heard only noise for the last 0.6 s, it ends the utterance there, and the same noise
+    /// starts no new one; the next card, spoken over the noise, does.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func theRecognizersEvidenceEndsAnUtteranceTheNoiseHoldsOpen() throws {
+        let card = try AudioFile.read("\(Fixtures.testData)/cards/001.wav").samples
+        let noise = Self.roomNoise(seconds: 6, amplitude: 1500, seed: 5)
+        var endpointer = Endpointer()
+        var events = endpointer.process(Self.roomNoise(seconds: 1) + card + noise.prefix(Self.rate))
+        #expect(endpointer.inSpeech, "the noise holds speech open: \(events)")
+        #expect(Self.utterances(events).isEmpty)
+        let fed = endpointer.currentSamples.count
+        let ending = endpointer.endSpeech(heardQuietFor: 0.6)
+        guard case .speechEnded(let utterance)? = ending else {
+            Issue.record("not an end: \(String(describing: ending))")
+            return
+        }
+        #expect(utterance.ending == .sentenceEnded)
+        // The utterance keeps `tentativeSilence` (0.2 s) of what came after the words.
+        #expect(utterance.samples.count == fed - Int(0.4 * Double(Self.rate)))
+        #expect(abs(utterance.speechEnd - (endpointer.position - 0.6)) < 0.02)
+        #expect(!endpointer.inSpeech)
+        #expect(endpointer.endSpeech(heardQuietFor: 0.6) == nil)
+        // The noise goes on: no utterance starts in it.
+        events = endpointer.process(Array(noise[Self.rate..<(3 * Self.rate)]))
+        #expect(!events.contains { if case .speechStarted = $0 { true } else { false } }, "\(events)")
+        // A card over the noise starts the next.
+        let over = zip(card, noise[(3 * Self.rate)...].prefix(card.count)).map { $0 &+ $1 }
+        events = endpointer.process(over)
+        #expect(events.contains { if case .speechStarted = $0 { true } else { false } }, "\(events)")
+    }
+
     @Test func aClickIsTooShort() {
         var stream = Self.roomNoise(seconds: 1)
         stream += Self.roomNoise(seconds: 0.1, amplitude: 8000, seed: 4)
