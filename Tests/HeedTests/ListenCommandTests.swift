@@ -208,15 +208,7 @@ struct ListenCommandTests {
     /// these 20 orders: 10 finals, 5 orders understood; scripts/listen-noise.py: 23 finals for 60).
     @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora (picovoice_barista)"))
     func ordersInKitchenNoiseEachEndWithTheSuppressorOn() throws {
-        let barista = URL(fileURLWithPath: Fixtures.corpora!).appendingPathComponent("picovoice_barista")
-        let files = try String(contentsOf: barista.appendingPathComponent("manifest.tsv"), encoding: .utf8)
-            .split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[0]) }.sorted().prefix(20)
-        var stream: [Int16] = []
-        for file in files {
-            stream += try AudioFile.read(barista.appendingPathComponent(file).path).samples + [Int16](repeating: 0, count: 24_000)
-        }
-        let kitchen = try AudioFile.read(barista.appendingPathComponent("noise/kitchen.wav").path)
-        let noisy = try NoiseMixer(noise: kitchen).mix(AudioBuffer(samples: stream, sampleRate: 16_000), snr: 24, seed: 2026).samples
+        let (files, noisy) = try Self.ordersInKitchenNoise(0..<20, snr: 24)
         let home = try Home(input: noisy)
         let events = try home.listen(["--dry-run", "--intents", "intents/examples/coffee.json", "--denoise", "on"])
         let finals = Self.said(events, "final")
@@ -232,15 +224,7 @@ struct ListenCommandTests {
     /// orders 50 → 59 understood at 24 dB, 46 → 51 at 12 dB; docs/MEASUREMENTS.md.)
     @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora (picovoice_barista)"))
     func ordersInNoiseEndWhereTheRecognizerHeardTheirEnd() throws {
-        let barista = URL(fileURLWithPath: Fixtures.corpora!).appendingPathComponent("picovoice_barista")
-        let files = try String(contentsOf: barista.appendingPathComponent("manifest.tsv"), encoding: .utf8)
-            .split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[0]) }.sorted()[26..<56]
-        var stream: [Int16] = []
-        for file in files {
-            stream += try AudioFile.read(barista.appendingPathComponent(file).path).samples + [Int16](repeating: 0, count: 24_000)
-        }
-        let kitchen = try AudioFile.read(barista.appendingPathComponent("noise/kitchen.wav").path)
-        let noisy = try NoiseMixer(noise: kitchen).mix(AudioBuffer(samples: stream, sampleRate: 16_000), snr: 24, seed: 2026).samples
+        let (files, noisy) = try Self.ordersInKitchenNoise(26..<56, snr: 24)
         let home = try Home(input: noisy)
         let events = try home.listen(["--dry-run", "--intents", "intents/examples/coffee.json"])
         let endings = Self.said(events, "speechEnded").compactMap { $0["mode"] as? String }
@@ -249,6 +233,20 @@ struct ListenCommandTests {
         let finals = Self.said(events, "final").filter { !($0["text"] as? String ?? "").isEmpty }
         #expect(finals.count >= files.count - 1, "\(finals.count) finals for \(files.count) orders: \(finals.map { $0["text"] ?? "" })")
         #expect(Self.said(events, "intent").count >= files.count - 3, "\(events)")
+    }
+
+    /// The barista orders at `range` of the manifest sorted by file name, each followed by 1.5 s of
+    /// nothing, in one stream with the benchmark's kitchen noise under all of it at `snr` dB.
+    static func ordersInKitchenNoise(_ range: Range<Int>, snr: Double) throws -> (files: [String], stream: [Int16]) {
+        let barista = URL(fileURLWithPath: Fixtures.corpora!).appendingPathComponent("picovoice_barista")
+        let files = Array(try String(contentsOf: barista.appendingPathComponent("manifest.tsv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[0]) }.sorted()[range])
+        var stream: [Int16] = []
+        for file in files {
+            stream += try AudioFile.read(barista.appendingPathComponent(file).path).samples + [Int16](repeating: 0, count: 24_000)
+        }
+        let kitchen = try AudioFile.read(barista.appendingPathComponent("noise/kitchen.wav").path)
+        return (files, try NoiseMixer(noise: kitchen).mix(AudioBuffer(samples: stream, sampleRate: 16_000), snr: snr, seed: 2026).samples)
     }
 
     /// Starts `heed listen` and returns the process and its standard output as it comes.
