@@ -2,7 +2,8 @@
 """The hands-free listener in a noisy kitchen: real barista orders in one stream with kitchen noise.
 
 usage: scripts/listen-noise.py HEED CORPORA [--snr clean,24,12,6] [--orders 60] [--modes off,auto,on]
-       scripts/listen-noise.py HEED CORPORA --talk SETS [--snr clean,12] [--modes off]
+       scripts/listen-noise.py HEED CORPORA --wake [--snr clean,24,12,6] [--orders 60] [--modes off]
+       scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P] [--snr clean,12] [--modes off]
 
 Builds one recording per SNR from the first --orders orders of CORPORA/picovoice_barista (sorted by
 file name; 0 for all 309), each followed by 1.5 s of nothing, with the benchmark's kitchen noise
@@ -15,12 +16,21 @@ each `final` event to the order it falls in. An order is understood when an acce
 holds every labelled slot phrase ("triple shot", "light roast"; the label's words, in order);
 "heard" ignores rejection.
 
+With --wake, each order is asked for after a wake word: the five rhasspy-test recordings of
+people saying other assistants' wake words (CORPORA/misc_samples, "okay rhasspy", "porcupine",
+"hey mycroft", "okay rhasspy", "snowboy"), cut 0.15 s after the phrase ends (where `heed listen
+--activation wake --intents intents` spots it in the clean recording), then 0.7 s of nothing, then the order. One
+stream per wake word, with the orders whose index modulo 5 is its own, heard with `--activation
+wake --wake-phrase PHRASE`. It counts the orders that woke the listener and those understood.
+(Five people's wake words spliced before other people's orders: real speech, not real requests.)
+
 With --talk, the stream is other speech instead: every recording of the sets of SETS
 (scripts/rejection-sets.py) that are only negatives for the shipped intents (read sentences,
 coffee orders, runs of words and of home-assistant commands, digits; about 56 minutes), in the
 order of their manifests, each followed by 1.5 s of nothing, heard with the shipped intents
 (`--intents intents`, nothing going on). Every accepted final counts as a false accept; the script
-prints how many, per hour, and their words by set. (The runs of real commands are negatives as
+prints how many, per hour, and their words by set. With --wake-phrase it listens for that phrase
+(`--activation wake`) and also counts the wakes, per hour and by set. (The runs of real commands are negatives as
 a whole; a listener that hears one command of a run on its own hears something that was said.)
 
 Prints one JSON object a line. Needs only Python's standard library and a release heed.
@@ -36,6 +46,8 @@ parser.add_argument("corpora")
 parser.add_argument("--snr", default="clean,24,12,6", help="dB values, and clean for no noise")
 parser.add_argument("--orders", type=int, default=60, help="the first N orders; 0 for all")
 parser.add_argument("--talk", metavar="SETS", help="hear other speech from these rejection sets instead of orders")
+parser.add_argument("--wake", action="store_true", help="each order after a person's wake word, --activation wake")
+parser.add_argument("--wake-phrase", metavar="P", help="with --talk: listen for this wake phrase")
 parser.add_argument("--modes", default="off,auto,on")
 args = parser.parse_args()
 
@@ -55,6 +67,27 @@ def peak_energy(samples):
 def words(text):
     return "".join(c if c.isalnum() or c == " " else " " for c in text.lower()).split()
 
+WAKE_WORDS = [("pocketsphinx", "okay rhasspy"), ("porcupine", "porcupine"), ("precise", "hey mycroft"),
+              ("raven", "okay rhasspy"), ("snowboy", "snowboy")]
+
+def listen(stream, extra, mode, intents="intents" if args.talk else "intents/examples/coffee.json"):
+    """heed listen's events for a stream."""
+    run = subprocess.run(
+        [args.heed, "listen", "--input", stream, "--dry-run", "--json", "--intents", intents, "--denoise", mode] + extra,
+        capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"heed listen failed: {run.stderr}")
+    return [json.loads(line) for line in run.stdout.splitlines()]
+
+def wake_clip(engine, phrase):
+    """A wake-word recording up to 0.15 s after the phrase, where the listener spots it in quiet (with
+    the shipped intents: the lamp after the phrase is none of the coffee grammar's sentences)."""
+    path = os.path.join(args.corpora, "misc_samples", "wav", f"rhasspy_wake_{engine}_turn_on_the_living_room_lamp.wav")
+    woke = [e for e in listen(path, ["--activation", "wake", "--wake-phrase", phrase], "off", "intents") if e["event"] == "wake"]
+    if not woke:
+        sys.exit(f"{path}: the wake phrase \"{phrase}\" is not heard even in quiet")
+    return read(path)[:int((woke[0]["time"] + 0.15) * RATE)]
+
 rows = []
 if args.talk:
     with open(os.path.join(args.talk, "sets.tsv")) as sets:
@@ -72,63 +105,89 @@ else:
     rows.sort()
     rows = rows[:args.orders] if args.orders else rows
 
-speech, spans, peaks = [], [], []
-for path, label in rows:
-    samples = read(path)
-    peaks.append(peak_energy(samples))
-    spans.append((len(speech) / RATE, (len(speech) + len(samples) + GAP) / RATE, label))
-    speech += samples + [0] * GAP
+# Each stream: a name, the listener's extra arguments, its samples, and the (start, end, label) of each item.
+if args.wake:
+    groups = [(f"wake-{engine}", ["--activation", "wake", "--wake-phrase", phrase], wake_clip(engine, phrase), rows[k::5])
+              for k, (engine, phrase) in enumerate(WAKE_WORDS)]
+elif args.talk:
+    groups = [("talk", ["--activation", "wake", "--wake-phrase", args.wake_phrase] if args.wake_phrase else [], [], rows)]
+else:
+    groups = [("orders", [], [], rows)]
+
+streams, peaks = [], []
+for name, extra, before, items in groups:
+    speech, spans = [], []
+    for path, label in items:
+        samples = read(path)
+        peaks.append(peak_energy(samples))
+        start = len(speech)
+        if before:
+            speech += before + [0] * int(0.7 * RATE)
+        spans.append((start / RATE, (len(speech) + len(samples) + GAP) / RATE, label))
+        speech += samples + [0] * GAP
+    streams.append((name, extra, speech, spans))
 speech_peak = statistics.median(peaks)
 noise = read(os.path.join(barista, "noise", "kitchen.wav"))
 noise_peak = peak_energy(noise)
 work = work_folder("heed-listen-noise-")
 
 for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
-    gain = 0.0 if snr is None else math.sqrt(speech_peak / (noise_peak * 10 ** (snr / 10)))
-    offset = random.Random(2026).randrange(len(noise))
-    mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
-    scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
-    stream = os.path.join(work, f"{'talk' if args.talk else 'orders'}-{'clean' if snr is None else f'{snr:g}'}.wav")
-    with wave.open(stream, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(RATE)
-        out.writeframes(struct.pack(f"<{len(mixed)}h", *(int(round(x * scale)) for x in mixed)))
     for mode in args.modes.split(","):
-        run = subprocess.run(
-            [args.heed, "listen", "--input", stream, "--dry-run", "--json", "--intents",
-             "intents" if args.talk else "intents/examples/coffee.json", "--denoise", mode], capture_output=True, text=True)
-        if run.returncode != 0:
-            sys.exit(f"heed listen failed: {run.stderr}")
-        events = [json.loads(line) for line in run.stdout.splitlines()]
-        finals = [e for e in events if e["event"] == "final"]
-        endings = {}
-        for e in events:
-            if e["event"] == "speechEnded":
-                endings[e["mode"]] = endings.get(e["mode"], 0) + 1
-        condition = {"snr": "clean" if snr is None else snr, "denoise": mode}
-        if args.talk:
-            accepted = {}
-            for f in finals:
-                if f["text"] and not f["rejected"]:
-                    name = next((label for start, end, label in spans if start <= f["time"] < end), "?")
-                    accepted.setdefault(name, []).append(f["text"])
-            count = sum(len(texts) for texts in accepted.values())
-            hours = len(mixed) / RATE / 3600
-            print(json.dumps(condition | {"false_accepts": count, "per_hour": round(count / hours, 2), "finals": len(finals),
-                                          "endings": endings, "hours": round(hours, 3), "accepted_by_set": accepted}))
-            continue
-        understood = heard = denoised = 0
-        for start, end, label in spans:
-            wanted = [words(value) for value in label.get("slots", {}).values()]
-            mine = [f for f in finals if start <= f["time"] < end]
+        totals = {}
+        for name, extra, speech, spans in streams:
+            gain = 0.0 if snr is None else math.sqrt(speech_peak / (noise_peak * 10 ** (snr / 10)))
+            offset = random.Random(2026).randrange(len(noise))
+            mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
+            scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
+            stream = os.path.join(work, f"{name}-{'clean' if snr is None else f'{snr:g}'}.wav")
+            if not os.path.exists(stream):
+                with wave.open(stream, "wb") as out:
+                    out.setnchannels(1)
+                    out.setsampwidth(2)
+                    out.setframerate(RATE)
+                    out.writeframes(struct.pack(f"<{len(mixed)}h", *(int(round(x * scale)) for x in mixed)))
+            events = listen(stream, extra, mode)
+            finals = [e for e in events if e["event"] == "final"]
+            wakes = [e for e in events if e["event"] == "wake"]
+            endings = totals.setdefault("endings", {})
+            for e in events:
+                if e["event"] == "speechEnded":
+                    endings[e["mode"]] = endings.get(e["mode"], 0) + 1
+            if args.talk:
+                accepted, woke = {}, {}
+                def set_of(event):
+                    return next((label for start, end, label in spans if start <= event["time"] < end), "?")
+                for f in finals:
+                    if f["text"] and not f["rejected"]:
+                        accepted.setdefault(set_of(f), []).append(f["text"])
+                for w in wakes:
+                    woke[set_of(w)] = woke.get(set_of(w), 0) + 1
+                count = sum(len(texts) for texts in accepted.values())
+                hours = len(mixed) / RATE / 3600
+                report = {"false_accepts": count, "per_hour": round(count / hours, 2), "finals": len(finals)}
+                if args.wake_phrase:
+                    report |= {"wake_phrase": args.wake_phrase, "false_wakes": len(wakes), "wakes_per_hour": round(len(wakes) / hours, 2),
+                               "wakes_by_set": woke}
+                totals |= report | {"hours": round(hours, 3), "accepted_by_set": accepted}
+                continue
+            understood = heard = denoised = woken = 0
+            for start, end, label in spans:
+                wanted = [words(value) for value in label.get("slots", {}).values()]
+                mine = [f for f in finals if start <= f["time"] < end]
 
-            def holds(final):
-                text = " ".join(words(final["text"]))
-                return bool(text) and all(" ".join(w) in text for w in wanted)
-            heard += any(holds(f) for f in mine)
-            understood += any(holds(f) and not f["rejected"] for f in mine)
-            denoised += any(f.get("denoised") for f in mine)
-        print(json.dumps(condition | {"orders": len(spans), "understood": understood, "heard_ignoring_rejection": heard,
-                                      "orders_denoised": denoised if mode == "auto" else None, "finals": len(finals),
-                                      "endings": endings, "stream_seconds": round(len(mixed) / RATE, 1)}))
+                def holds(final):
+                    text = " ".join(words(final["text"]))
+                    return bool(text) and all(" ".join(w) in text for w in wanted)
+                heard += any(holds(f) for f in mine)
+                understood += any(holds(f) and not f["rejected"] for f in mine)
+                denoised += any(f.get("denoised") for f in mine)
+                woken += any(start <= w["time"] < end for w in wakes)
+            for key, value in {"orders": len(spans), "understood": understood, "heard_ignoring_rejection": heard,
+                               "finals": len(finals), "stream_seconds": round(len(mixed) / RATE, 1)}.items():
+                totals[key] = totals.get(key, 0) + value
+            if mode == "auto":
+                totals["orders_denoised"] = totals.get("orders_denoised", 0) + denoised
+            if args.wake:
+                totals["woke"] = totals.get("woke", 0) + woken
+                totals.setdefault("woke_understood_by_wake_word", {})[name] = [woken, understood, len(spans)]
+        print(json.dumps({"snr": "clean" if snr is None else snr, "denoise": mode} | totals))
