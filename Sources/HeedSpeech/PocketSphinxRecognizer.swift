@@ -477,7 +477,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let margin = AcousticMargin(grammar: aligned, phoneLoop: phones)
         let noise = ConfidenceFeatures.noiseLevel(snr: SignalToNoise.estimate(utterance))
         // Per 10 ms decoder frame.
-        let energies = AudioBuffer.frameEnergies(utterance, frameLength: Self.frameShift)
+        let energies = AudioBuffer.frameEnergies(utterance, frameLength: AudioBuffer.recognitionSampleRate / Int(Self.framesPerSecond))
         let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise)
         let confidence = text.isEmpty ? 0 : configuration.confidence.probability(features.named)
         let segments = words.map { segment in
@@ -646,32 +646,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         try decoder.selectSearch(search)
         decoder.startStream()
         try decoder.startUtterance()
-        // Whole frames of digital silence at the start are not fed: the front end's noise
-        // estimate starts from the first frame it hears, and one started from digital silence
-        // (a gap no microphone gives, but files, muted inputs and noise gates do) rises to the
-        // room's noise too slowly, which lowered the confidence of words heard right after it.
-        let skipped = Self.leadingSilentFrames(utterance)
         try utterance.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
-            try decoder.process(UnsafeBufferPointer(rebasing: samples[(skipped * Self.frameShift)...]), wholeUtterance: true)
+            try decoder.process(samples, wholeUtterance: true)
         }
         lastWords = decoder.hypothesis()?.text
         try decoder.endUtterance()
-        return decoder.segments().map { segment in
-            var segment = segment
-            segment.startFrame += skipped
-            segment.endFrame += skipped
-            return segment
-        }
-    }
-
-    /// Samples per decoder frame (10 ms at 16 kHz).
-    static let frameShift = AudioBuffer.recognitionSampleRate / Int(framesPerSecond)
-
-    /// How many whole frames at the start of `samples` are digital silence (every sample 0);
-    /// none when all of it is (``silenceResult(cpuStart:)`` answers those).
-    static func leadingSilentFrames(_ samples: [Int16]) -> Int {
-        let firstSound = samples.firstIndex { $0 != 0 } ?? samples.count
-        return firstSound == samples.count ? 0 : firstSound / frameShift
+        return decoder.segments()
     }
 
     /// The words of the last frame's best path when they are a whole sentence of the grammar.
@@ -756,7 +736,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let spoken = phoneLoop.filter { !Self.isFiller($0.word) && !$0.word.hasPrefix("+") && $0.word != "SIL" }.map { ($0.startFrame + $0.endFrame) / 2 }
         let loopPhones = spoken.filter { middle in spans.contains { $0.contains(middle) } }.count
         let outsidePhones = spoken.filter { middle in !allSpans.contains { $0.contains(middle) } }.count
-        let totalFrames = max(1, utterance.count / Self.frameShift)
+        let totalFrames = max(1, utterance.count / (AudioBuffer.recognitionSampleRate / Int(Self.framesPerSecond)))
         return ConfidenceFeatures(
             meanMargin: margin.perFrame(over: spans),
             minimumWordMargin: spans.map { margin.perFrame(over: [$0]) }.min() ?? 0,
