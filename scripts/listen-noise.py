@@ -2,8 +2,8 @@
 """The hands-free listener in a noisy kitchen: real barista orders in one stream with kitchen noise.
 
 usage: scripts/listen-noise.py HEED CORPORA [--snr clean,24,12,6] [--orders 60] [--modes off,auto,on]
-       scripts/listen-noise.py HEED CORPORA --wake [--snr clean,24,12,6] [--orders 60] [--modes off]
-       scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P] [--snr clean,12] [--modes off]
+       scripts/listen-noise.py HEED CORPORA --wake [--wake-threshold T] [--snr clean,24,12,6] [--orders 60] [--modes off]
+       scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P [--wake-threshold T]] [--snr clean,12] [--modes off]
 
 Builds one recording per SNR from the first --orders orders of CORPORA/picovoice_barista (sorted by
 file name; 0 for all 309), each followed by 1.5 s of nothing, with the benchmark's kitchen noise
@@ -48,6 +48,7 @@ parser.add_argument("--orders", type=int, default=60, help="the first N orders; 
 parser.add_argument("--talk", metavar="SETS", help="hear other speech from these rejection sets instead of orders")
 parser.add_argument("--wake", action="store_true", help="each order after a person's wake word, --activation wake")
 parser.add_argument("--wake-phrase", metavar="P", help="with --talk: listen for this wake phrase")
+parser.add_argument("--wake-threshold", metavar="T", help="with --wake or --wake-phrase: heed listen's --wake-threshold")
 parser.add_argument("--modes", default="off,auto,on")
 args = parser.parse_args()
 
@@ -106,11 +107,12 @@ else:
     rows = rows[:args.orders] if args.orders else rows
 
 # Each stream: a name, the listener's extra arguments, its samples, and the (start, end, label) of each item.
+threshold = ["--wake-threshold", args.wake_threshold] if args.wake_threshold else []
 if args.wake:
-    groups = [(f"wake-{engine}", ["--activation", "wake", "--wake-phrase", phrase], wake_clip(engine, phrase), rows[k::5])
+    groups = [(f"wake-{engine}", ["--activation", "wake", "--wake-phrase", phrase] + threshold, wake_clip(engine, phrase), rows[k::5])
               for k, (engine, phrase) in enumerate(WAKE_WORDS)]
 elif args.talk:
-    groups = [("talk", ["--activation", "wake", "--wake-phrase", args.wake_phrase] if args.wake_phrase else [], [], rows)]
+    groups = [("talk", ["--activation", "wake", "--wake-phrase", args.wake_phrase] + threshold if args.wake_phrase else [], [], rows)]
 else:
     groups = [("orders", [], [], rows)]
 
