@@ -498,14 +498,17 @@ public actor Listener {
             case .utterance(let utterance, _, let ended) = try nextUtterance(.wake, timeout: nil)
         else { return }
         let spotter = WakePhraseSpotter(phrase: phrase, threshold: threshold)
-        let spotting = try spotter.spot(utterance.audio, with: recognizer, thenActivate: commandGrammar)
+        // Spotted in what the whole decode of a command would hear: through the noise suppressor
+        // when the mode says so.
+        let heard = decodable(utterance.audio)
+        let spotting = try spotter.spot(heard.audio, with: recognizer, thenActivate: commandGrammar)
         let spotted = spotting.spotted
         let words = spotter.words
         guard spotting.woke, let phraseEnd = spotting.phraseEnd else {
             send(.ignored(time: utterance.speechEnd, reason: "no wake phrase", text: spotted.text, confidence: spotting.confidence))
             return
         }
-        send(.wake(time: utterance.start + phraseEnd, phrase: phrase, confidence: spotting.confidence))
+        send(.wake(time: utterance.start + phraseEnd, phrase: phrase, confidence: spotting.confidence, denoised: heard.denoised))
         if spotted.words.count > words.count {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))

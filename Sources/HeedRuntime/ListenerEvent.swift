@@ -14,8 +14,9 @@ public enum ListenerEvent: Sendable, Encodable {
     case final(time: Double, FinalResult)
     /// An utterance that is not acted on, and why (with what was heard, when it was heard).
     case ignored(time: Double, reason: String, text: String? = nil, confidence: Double? = nil)
-    /// The wake phrase was heard, and how surely.
-    case wake(time: Double, phrase: String, confidence: Double)
+    /// The wake phrase was heard, and how surely; `denoised` as for ``FinalResult/denoised``: whether
+    /// the utterance it was spotted in went through the noise suppressor (`nil`: suppression is off).
+    case wake(time: Double, phrase: String, confidence: Double, denoised: Bool? = nil)
     /// Push-to-talk was pressed.
     case activated(time: Double)
     /// The intent parsed (`--dry-run`: nothing is dispatched).
@@ -130,7 +131,7 @@ public enum ListenerEvent: Sendable, Encodable {
         case .listening: 0
         case .latency: nil
         case .speechStarted(let time), .partial(let time, _), .speechEnded(let time, _), .final(let time, _), .ignored(let time, _, _, _),
-            .wake(let time, _, _), .activated(let time), .intent(let time, _), .speech(let time, _), .vocabulary(let time, _),
+            .wake(let time, _, _, _), .activated(let time), .intent(let time, _), .speech(let time, _), .vocabulary(let time, _),
             .context(let time, _), .microphoneLent(let time, _), .microphoneBack(let time), .stopped(let time):
             time
         }
@@ -171,9 +172,10 @@ public enum ListenerEvent: Sendable, Encodable {
             try container.encode(reason, forKey: .reason)
             try container.encodeIfPresent(text, forKey: .text)
             try container.encodeIfPresent(confidence, forKey: .confidence)
-        case .wake(_, let phrase, let confidence):
+        case .wake(_, let phrase, let confidence, let denoised):
             try container.encode(phrase, forKey: .text)
             try container.encode(confidence, forKey: .confidence)
+            try container.encodeIfPresent(denoised, forKey: .denoised)
         case .intent(_, let match):
             try container.encode(match, forKey: .intent)
         case .latency(let milliseconds):

@@ -13,7 +13,7 @@ extension ListenerEvent {
         case .partial(_, let text): text
         case .final(_, let result): result.text
         case .ignored(_, _, let text, _): text
-        case .wake(_, let phrase, _): phrase
+        case .wake(_, let phrase, _, _): phrase
         case .speech(_, let speech): speech.text
         case .vocabulary(_, let change), .context(_, let change): change.text
         case .microphoneLent(_, let appID): appID
@@ -36,7 +36,7 @@ extension ListenerEvent {
         switch self {
         case .final(_, let result): result.confidence
         case .ignored(_, _, _, let confidence): confidence
-        case .wake(_, _, let confidence): confidence
+        case .wake(_, _, let confidence, _): confidence
         default: nil
         }
     }

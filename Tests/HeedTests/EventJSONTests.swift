@@ -35,6 +35,8 @@ struct EventJSONTests {
         (.ignored(time: 3, reason: "no wake phrase", text: "hey", confidence: 0.25),
          #"{"confidence":0.25,"event":"ignored","reason":"no wake phrase","text":"hey","time":3}"#),
         (.wake(time: 1, phrase: "hey heed", confidence: 0.75), #"{"confidence":0.75,"event":"wake","text":"hey heed","time":1}"#),
+        (.wake(time: 1, phrase: "hey heed", confidence: 0.75, denoised: false),
+         #"{"confidence":0.75,"denoised":false,"event":"wake","text":"hey heed","time":1}"#),
         (.activated(time: 4), #"{"event":"activated","time":4}"#),
         (.intent(time: 2, IntentMatch(intent: "setTimer", parameters: ["duration": .duration(seconds: 300)])),
          #"{"event":"intent","intent":{"intent":"setTimer","parameters":{"duration":300}},"time":2}"#),
