@@ -49,8 +49,9 @@ public enum ListenerEvent: Sendable, Encodable {
         /// The utterance's estimated signal-to-noise ratio in dB (``HeedAudio/SignalToNoise``),
         /// when it is long enough to tell.
         public var snrDecibels: Double?
-        /// With `--denoise auto`: whether the utterance went through the noise suppressor before
-        /// its decode (its SNR below ``HeedAudio/DenoiseMode/autoBelowDecibels``); `nil` otherwise.
+        /// Whether the utterance went through the noise suppressor before its decode (always with
+        /// `--denoise on`; with `auto` when its SNR is below ``HeedAudio/DenoiseMode/autoBelowDecibels``);
+        /// `nil` when suppression is off.
         public var denoised: Bool?
 
         public init(
