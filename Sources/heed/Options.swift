@@ -21,8 +21,8 @@ struct DenoiseOptions: ParsableArguments {
             "Noise suppression before recognition: off, on, or auto (when the recording's estimated SNR is below 23 dB).",
             discussion: """
                 Default: auto for recordings (heed recognize, heed eval), off for heed listen, which suppresses each \
-                utterance (on) or each noisy one (auto) before its whole decode. \
-                On the kitchen-noise curve auto was never worse than off and up to 6.5 points better (docs/MEASUREMENTS.md).
+                utterance (on) or each noisy one (auto) before its whole decode, and spots the wake phrase in what it \
+                leaves. On the kitchen-noise curve auto was never worse than off and up to 6.5 points better (docs/MEASUREMENTS.md).
                 """,
             valueName: "off|on|auto"))
     var modeName: String?
