@@ -51,6 +51,10 @@ parser.add_argument("--wake-phrase", metavar="P", help="with --talk: listen for 
 parser.add_argument("--wake-threshold", metavar="T", help="with --wake or --wake-phrase: heed listen's --wake-threshold")
 parser.add_argument("--modes", default="off,auto,on")
 args = parser.parse_args()
+if args.wake and args.talk:
+    parser.error("--wake and --talk build different streams: give one")
+if args.wake_phrase and not args.talk:
+    parser.error("--wake-phrase goes with --talk (--wake uses each recording's own phrase)")
 
 RATE, GAP, FRAME = 16000, 24000, 2048
 barista = os.path.join(args.corpora, "picovoice_barista")
@@ -137,12 +141,13 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
     for mode in args.modes.split(","):
         totals = {}
         for name, extra, speech, spans in streams:
-            gain = 0.0 if snr is None else math.sqrt(speech_peak / (noise_peak * 10 ** (snr / 10)))
-            offset = random.Random(2026).randrange(len(noise))
-            mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
-            scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
             stream = os.path.join(work, f"{name}-{'clean' if snr is None else f'{snr:g}'}.wav")
             if not os.path.exists(stream):
+                # Mixed once per SNR; every --denoise mode hears the same file.
+                gain = 0.0 if snr is None else math.sqrt(speech_peak / (noise_peak * 10 ** (snr / 10)))
+                offset = random.Random(2026).randrange(len(noise))
+                mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
+                scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
                 with wave.open(stream, "wb") as out:
                     out.setnchannels(1)
                     out.setsampwidth(2)
@@ -165,7 +170,7 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
                 for w in wakes:
                     woke[set_of(w)] = woke.get(set_of(w), 0) + 1
                 count = sum(len(texts) for texts in accepted.values())
-                hours = len(mixed) / RATE / 3600
+                hours = len(speech) / RATE / 3600
                 report = {"false_accepts": count, "per_hour": round(count / hours, 2), "finals": len(finals)}
                 if args.wake_phrase:
                     report |= {"wake_phrase": args.wake_phrase, "false_wakes": len(wakes), "wakes_per_hour": round(len(wakes) / hours, 2),
@@ -185,7 +190,7 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
                 denoised += any(f.get("denoised") for f in mine)
                 woken += any(start <= w["time"] < end for w in wakes)
             for key, value in {"orders": len(spans), "understood": understood, "heard_ignoring_rejection": heard,
-                               "finals": len(finals), "stream_seconds": round(len(mixed) / RATE, 1)}.items():
+                               "finals": len(finals), "stream_seconds": round(len(speech) / RATE, 1)}.items():
                 totals[key] = totals.get(key, 0) + value
             if mode == "auto":
                 totals["orders_denoised"] = totals.get("orders_denoised", 0) + denoised
