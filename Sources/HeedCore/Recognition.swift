@@ -25,6 +25,7 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     /// calibration and diagnosis). `nil` when the recognizer gives none.
     public var confidenceFeatures: [String: Double]? = nil
 
+    /// Creates a result.
     /// The result judged at another rejection threshold: rejected when nothing was heard or its
     /// confidence is below `threshold`.
     public func judged(at threshold: Double) -> RecognitionResult {
@@ -33,11 +34,6 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
         return result
     }
 
-    /// How noisy the utterance was (the `noiseLevel` confidence feature: 0 in a quiet room, 1 at
-    /// an estimated 20 dB SNR, up to 3); 0 when nothing was heard.
-    public var noiseLevel: Double { confidenceFeatures?["noiseLevel"] ?? 0 }
-
-    /// Creates a result.
     public init(
         text: String,
         score: Double,

@@ -68,9 +68,6 @@ public actor Listener {
         public var denoiseSettings = NoiseSuppressor.Settings()
         /// The rejection threshold of always-on listening: every stretch of talk is a candidate.
         public var alwaysOnThreshold = ConfidenceModel.features.operatingPoint
-        /// How far ``alwaysOnThreshold`` comes down for an utterance heard in noise and decoded
-        /// without suppression; `nil` keeps it where it is.
-        public var noiseAllowance = ConfidenceModel.features.noiseAllowance
         /// The rejection threshold inside a window that already bounds false accepts: after the
         /// wake phrase, after a press, and for the answer to Heed's own question.
         public var windowThreshold = ConfidenceModel.features.lenientPoint
@@ -361,17 +358,6 @@ public actor Listener {
         return configuration.windowThreshold
     }
 
-    /// `result` judged by the situation it was heard in: always-on, the threshold comes down in
-    /// noise unless the utterance went through the suppressor (whose output keeps other talk's
-    /// scores up: docs/MEASUREMENTS.md, "The always-on point in noise").
-    private func judged(_ result: RecognitionResult, for purpose: Purpose, denoised: Bool?) -> (result: RecognitionResult, threshold: Double) {
-        var threshold = threshold(for: purpose)
-        if purpose == .command, configuration.activation == .always, denoised != true, let allowance = configuration.noiseAllowance {
-            threshold = allowance.threshold(threshold, noiseLevel: result.noiseLevel)
-        }
-        return (result.judged(at: threshold), threshold)
-    }
-
     /// Reads audio until an utterance ends, reporting speech start, partial results and the end.
     ///
     /// While the speaker pauses (``Endpointer/Event/likelyEnd(_:)``) the utterance is decoded
@@ -446,15 +432,17 @@ public actor Listener {
                         continue
                     }
                     guard purpose.decodes else { return .utterance(utterance, nil, ended: ended) }
-                    let heard: (result: RecognitionResult, denoised: Bool?)
+                    let result: RecognitionResult
+                    let denoised: Bool?
                     if let speculative, speculative.sampleCount == utterance.samples.count {
-                        heard = (speculative.result, speculative.denoised)
+                        result = speculative.result.judged(at: threshold(for: purpose))
+                        denoised = speculative.denoised
                     } else {
                         let decoded = decodable(utterance.audio)
-                        heard = (try recognizer.recognize(decoded.audio), decoded.denoised)
+                        result = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
+                        denoised = decoded.denoised
                     }
-                    let (result, threshold) = judged(heard.result, for: purpose, denoised: heard.denoised)
-                    sendFinal(result, of: utterance, denoised: heard.denoised, threshold: threshold, ended: ended)
+                    sendFinal(result, of: utterance, denoised: denoised, ended: ended)
                     return .utterance(utterance, result, ended: ended)
                 }
             }
@@ -527,7 +515,7 @@ public actor Listener {
             let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
             let decoded = decodable(rest)
             let result = try recognizer.recognize(decoded.audio).judged(at: configuration.windowThreshold)
-            sendFinal(result, of: utterance, denoised: decoded.denoised, threshold: configuration.windowThreshold, ended: ended)
+            sendFinal(result, of: utterance, denoised: decoded.denoised, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)
             return
         }
@@ -810,14 +798,12 @@ public actor Listener {
 
     /// Reports a final result, with how long after the end of speech it was ready.
     /// - Parameter denoised: whether the decoded audio went through the noise suppressor (`nil`: suppression is off).
-    private func sendFinal(
-        _ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, threshold: Double, ended: ContinuousClock.Instant
-    ) {
+    private func sendFinal(_ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, ended: ContinuousClock.Instant) {
         let final = ListenerEvent.FinalResult(
             text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
             milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
             snrDecibels: SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 },
-            denoised: denoised, threshold: threshold)
+            denoised: denoised)
         send(.final(time: utterance.speechEnd, final))
     }
 }

@@ -53,13 +53,10 @@ public enum ListenerEvent: Sendable, Encodable {
         /// `--denoise on`; with `auto` when its SNR is below ``HeedAudio/DenoiseMode/autoBelowDecibels``);
         /// `nil` when suppression is off.
         public var denoised: Bool?
-        /// The threshold the confidence was judged against: the always-on point (lower for an
-        /// utterance heard in noise) or the window's.
-        public var threshold: Double?
 
         public init(
             text: String, confidence: Double, rejected: Bool, alternatives: [String], milliseconds: [String: Double], snrDecibels: Double?,
-            denoised: Bool? = nil, threshold: Double? = nil
+            denoised: Bool? = nil
         ) {
             self.text = text
             self.confidence = confidence
@@ -68,7 +65,6 @@ public enum ListenerEvent: Sendable, Encodable {
             self.milliseconds = milliseconds
             self.snrDecibels = snrDecibels
             self.denoised = denoised
-            self.threshold = threshold
         }
     }
 
@@ -144,7 +140,7 @@ public enum ListenerEvent: Sendable, Encodable {
 
     private enum Key: String, CodingKey {
         case event, time, text, isFinal, confidence, rejected, alternatives, mode, reason, spoken, status, intent, milliseconds, snrDecibels
-        case denoised, threshold
+        case denoised
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -173,7 +169,6 @@ public enum ListenerEvent: Sendable, Encodable {
             try container.encode(result.milliseconds, forKey: .milliseconds)
             try container.encodeIfPresent(result.snrDecibels, forKey: .snrDecibels)
             try container.encodeIfPresent(result.denoised, forKey: .denoised)
-            try container.encodeIfPresent(result.threshold, forKey: .threshold)
         case .ignored(_, let reason, let text, let confidence):
             try container.encode(reason, forKey: .reason)
             try container.encodeIfPresent(text, forKey: .text)

@@ -144,36 +144,6 @@ public struct ConfidenceModel: Sendable, Hashable {
     /// chose to give (`heed run --audio`, `heed recognize`). Chosen from the accepted share of
     /// heard-right commands (docs/RECOGNITION.md, "Operating points").
     public var lenientPoint: Double = 0.2
-    /// How far always-on listening lowers its threshold for an utterance heard in noise; `nil`
-    /// keeps it where it is.
-    public var noiseAllowance: NoiseAllowance? = nil
-
-    /// In noise other speech scores lower as well as commands, so a lower threshold keeps other
-    /// talk out as well as the quiet room's threshold does in quiet: measured on the real
-    /// rejection sets with kitchen noise mixed in and heard without suppression
-    /// (docs/MEASUREMENTS.md, "The always-on point in noise").
-    public struct NoiseAllowance: Sendable, Hashable {
-        /// The noise level (``ConfidenceFeatures`` `noiseLevel`, 0 in a quiet room, 1 at an
-        /// estimated 20 dB SNR) from which the threshold comes down.
-        public var knee: Double
-        /// How much it comes down for each unit of noise level past the knee.
-        public var slope: Double
-        /// It never comes below this; a threshold at or below it is kept as it is.
-        public var floor: Double
-
-        /// Creates an allowance.
-        public init(knee: Double, slope: Double, floor: Double) {
-            self.knee = knee
-            self.slope = slope
-            self.floor = floor
-        }
-
-        /// `threshold` for an utterance of `noiseLevel`.
-        public func threshold(_ threshold: Double, noiseLevel: Double) -> Double {
-            guard threshold > floor else { return threshold }
-            return max(floor, threshold - slope * max(0, noiseLevel - knee))
-        }
-    }
 
     /// Creates a model over named features.
     public init(weights: [String: Double], intercept: Double, operatingPoint: Double) {
@@ -193,24 +163,18 @@ public struct ConfidenceModel: Sendable, Hashable {
     /// Six features of the alignment and the phone loop, fitted on the train split of the
     /// rejection sets (629 results of real speech, `scripts/rejection-sets.py` and
     /// `scripts/calibrate-confidence.py`; README, "Confidence and rejection").
-    /// In noise its always-on point comes down to 0.7 at most: by 0.05 for each dB the
-    /// utterance's estimated SNR is under 25 dB.
-    public static let features: ConfidenceModel = {
-        var model = ConfidenceModel(
-            weights: [
-                "meanMargin": 0.2538,
-                "allFramesMargin": 0.1523,
-                "lowMarginFraction": -5.129,
-                "logPhoneRatio": 0.9685,
-                "logOutsidePhones": -0.4281,
-                "logWordCount": 1.289,
-            ],
-            intercept: 1.169,
-            operatingPoint: 0.87
-        )
-        model.noiseAllowance = NoiseAllowance(knee: 0.5, slope: 0.5, floor: 0.7)
-        return model
-    }()
+    public static let features = ConfidenceModel(
+        weights: [
+            "meanMargin": 0.2538,
+            "allFramesMargin": 0.1523,
+            "lowMarginFraction": -5.129,
+            "logPhoneRatio": 0.9685,
+            "logOutsidePhones": -0.4281,
+            "logWordCount": 1.289,
+        ],
+        intercept: 1.169,
+        operatingPoint: 0.87
+    )
 
     /// The margin alone, fitted with a phone-loop reference on 943 results of the shared
     /// corpora and Debian's test recordings (the first version).

@@ -129,8 +129,6 @@ struct ListenerOptions: ParsableArguments {
         settings.denoise = recognizer.denoise.mode(wholeRecordings: false)
         settings.denoiseSettings = recognizer.denoise.settings
         settings.alwaysOnThreshold = recognizer.threshold()
-        // The model's operating point comes down in noise; a threshold given is kept as given.
-        settings.noiseAllowance = recognizer.rejectionThreshold == nil ? recognizer.confidenceModel.noiseAllowance : nil
         settings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint
         if keepHeard || configuration.keepHeard { settings.keptCommands = .standard }
 

@@ -64,10 +64,7 @@ struct RecognizerOptions: ParsableArguments {
                 \(ConfidenceModel.features.operatingPoint) (\(ConfidenceModel.pathOnly.operatingPoint) with \
                 --no-phone-loop), which keeps other talk out; for heed recognize (one recording someone chose to \
                 give), the lenient point \(ConfidenceModel.features.lenientPoint). heed listen uses the lenient \
-                point after the wake phrase, after a press and for answers (--window-reject-below). Always-on, \
-                heed listen lowers the operating point for an utterance heard in noise and not suppressed (by \
-                0.05 a dB of estimated SNR under 25 dB, to 0.7 at most), since other talk scores lower in noise \
-                too; a threshold given here is kept as given.
+                point after the wake phrase, after a press and for answers (--window-reject-below).
                 """,
             valueName: "confidence")
     )

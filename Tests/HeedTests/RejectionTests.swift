@@ -90,19 +90,6 @@ struct RejectionTests {
         #expect(report.curve.isEmpty)
     }
 
-    /// The always-on point comes down with the noise level past the knee, never below the floor,
-    /// and a threshold at or under the floor (the lenient point) is left alone.
-    @Test func theNoiseAllowanceLowersOnlyTheHighThresholds() throws {
-        let allowance = try #require(ConfidenceModel.features.noiseAllowance)
-        let point = ConfidenceModel.features.operatingPoint
-        #expect(allowance.threshold(point, noiseLevel: 0) == point)
-        #expect(allowance.threshold(point, noiseLevel: allowance.knee) == point)
-        #expect(abs(allowance.threshold(point, noiseLevel: allowance.knee + 0.2) - (point - 0.2 * allowance.slope)) < 1e-12)
-        #expect(allowance.threshold(point, noiseLevel: 3) == allowance.floor)
-        #expect(allowance.threshold(ConfidenceModel.features.lenientPoint, noiseLevel: 3) == ConfidenceModel.features.lenientPoint)
-        #expect(ConfidenceModel.pathOnly.noiseAllowance == nil)
-    }
-
     @Test func aModelWeighsNamedFeatures() {
         let model = ConfidenceModel(weights: ["a": 2, "b": -1], intercept: 0.5, operatingPoint: 0.5)
         #expect(abs(model.probability(["a": 1, "b": 3]) - 1 / (1 + exp(0.5))) < 1e-12)
