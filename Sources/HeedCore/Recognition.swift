@@ -25,7 +25,6 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     /// calibration and diagnosis). `nil` when the recognizer gives none.
     public var confidenceFeatures: [String: Double]? = nil
 
-    /// Creates a result.
     /// The result judged at another rejection threshold: rejected when nothing was heard or its
     /// confidence is below `threshold`.
     public func judged(at threshold: Double) -> RecognitionResult {
@@ -34,6 +33,7 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
         return result
     }
 
+    /// Creates a result.
     public init(
         text: String,
         score: Double,
