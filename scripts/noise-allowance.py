@@ -30,12 +30,14 @@ def threshold(point, noise_level, knee, slope, floor):
     return max(floor, point - slope * max(0.0, noise_level - knee))
 
 
-def count(items, rule, split):
+def count(items, rule, split, point):
+    """(heard-right commands accepted, heard right, false accepts) of a split when each result must
+    reach rule(its noise level): rejection-eval's curve at `point`, with each score moved by as much
+    as its threshold is."""
     part = [i for i in items if split == "all" or i["split"] == split]
-    right = [i for i in part if i["role"] == "positive" and i["right"] and i["text"]]
-    other = [i for i in part if i["role"] == "negative" and i["text"]]
-    passes = lambda i: i["confidence"] >= rule(i["features"].get("noiseLevel", 0.0))
-    return sum(map(passes, right)), len(right), sum(map(passes, other))
+    shifted = lambda i: i["confidence"] - rule(i["features"].get("noiseLevel", 0.0)) + point
+    _, right, _, _, false_accepts, _, _, heard_right = rejection.curve(part, shifted, [point])[0]
+    return right, heard_right, false_accepts
 
 
 def main():
@@ -61,7 +63,7 @@ def main():
     ranked = []
     for knee, slope, floor in grid:
         rule = lambda n, a=(knee, slope, floor): threshold(point, n, *a)
-        train = [count(items, rule, "train") for items in conditions.values()]
+        train = [count(items, rule, "train", point) for items in conditions.values()]
         if all(false_accepts <= 1 for _, _, false_accepts in train):
             ranked.append((sum(accepted for accepted, _, _ in train), (knee, slope, floor)))
     ranked.sort(key=lambda entry: (-entry[0], entry[1]))
@@ -75,7 +77,7 @@ def main():
     for label, rule in rules:
         print(label)
         for name, items in conditions.items():
-            cells = "  ".join("%s %d/%d, %d FA" % ((split,) + count(items, rule, split)) for split in ("train", "test", "all"))
+            cells = "  ".join("%s %d/%d, %d FA" % ((split,) + count(items, rule, split, point)) for split in ("train", "test", "all"))
             print(f"  {name:12} {cells}")
 
 
