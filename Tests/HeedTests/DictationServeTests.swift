@@ -177,9 +177,14 @@ struct DictationServeTests {
         #expect(left.output.contains("left while Heed records"))
         // The service goes on without the client: the result, then the callback.
         #expect(service.wait(for: "\"state\":\"callback\""), "\(service.events)")
+        // `cp` creates the file before it has written it: wait for a whole record, not for the name.
         let end = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: called.path), Date() < end { Thread.sleep(forTimeInterval: 0.05) }
-        let delivered = try #require(DictationRecord.read(path: called.path), "the callback did not run")
+        var copied: DictationRecord? = nil
+        while copied == nil, Date() < end {
+            copied = DictationRecord.read(path: called.path)
+            if copied == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let delivered = try #require(copied, "the callback did not run")
         #expect(delivered.status == "finished")
         #expect(delivered.text.hasPrefix("He might even have been made"), "\(delivered.text)")
 
