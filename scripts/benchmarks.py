@@ -1,7 +1,7 @@
 """What Heed's benchmark scripts share: a work folder, word errors, Debian's LibriVox sentences,
-and timing one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
+streams of recordings with noise mixed in, and timing one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
 (`sys.path.insert(0, <scripts>)`); it needs nothing outside Python's standard library."""
-import atexit, os, shutil, tempfile, time, wave
+import atexit, math, os, random, shutil, struct, sys, tempfile, time, wave
 
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 
@@ -40,6 +40,49 @@ def read_mono16k(path):
         if recording.getframerate() != 16000 or recording.getnchannels() != 1:
             return None
         return recording.readframes(recording.getnframes()), recording.getnframes() / 16000
+
+
+def samples_16k(path):
+    """A 16 kHz mono 16-bit recording's samples; exits with a message for any other."""
+    with wave.open(path) as recording:
+        if recording.getframerate() != 16000 or recording.getnchannels() != 1 or recording.getsampwidth() != 2:
+            sys.exit(f"{path}: needs 16 kHz mono 16-bit")
+        data = recording.readframes(recording.getnframes())
+    return list(struct.unpack(f"<{len(data) // 2}h", data))
+
+
+def write_16k(path, samples):
+    """Writes samples (numbers, rounded and clipped to 16 bits) as a 16 kHz mono WAV file."""
+    with wave.open(path, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16000)
+        out.writeframes(struct.pack(f"<{len(samples)}h", *(max(-32768, min(32767, int(round(x)))) for x in samples)))
+
+
+def words(text):
+    """Lower-case words, punctuation dropped."""
+    return "".join(c if c.isalnum() or c == " " else " " for c in text.lower()).split()
+
+
+PEAK_FRAME = 2048
+
+
+def peak_energy(samples):
+    """The energy of the loudest 2048-sample frame (the Picovoice benchmark's measure for its SNR)."""
+    return max((sum(x * x for x in samples[i:i + PEAK_FRAME]) / PEAK_FRAME
+                for i in range(0, max(1, len(samples) - PEAK_FRAME + 1), PEAK_FRAME)), default=0)
+
+
+def with_noise(speech, speech_peak, noise, snr):
+    """`speech` with `noise` looped under all of it, scaled once so that the speech's peak energy
+    (`speech_peak`, e.g. the median over the recordings in it) is `snr` dB above the noise's; the
+    whole scaled down if it would clip. The noise starts at an offset drawn with seed 2026."""
+    gain = math.sqrt(speech_peak / (peak_energy(noise) * 10 ** (snr / 10)))
+    offset = random.Random(2026).randrange(len(noise))
+    mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
+    scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
+    return [x * scale for x in mixed]
 
 
 def decode_timed(decoder, samples):

@@ -35,10 +35,10 @@ a whole; a listener that hears one command of a run on its own hears something t
 
 Prints one JSON object a line. Needs only Python's standard library and a release heed.
 """
-import argparse, json, math, os, random, statistics, struct, subprocess, sys, wave
+import argparse, json, os, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import work_folder
+from benchmarks import peak_energy, samples_16k, with_noise, words, work_folder, write_16k
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -56,21 +56,10 @@ if args.wake and args.talk:
 if args.wake_phrase and not args.talk:
     parser.error("--wake-phrase goes with --talk (--wake uses each recording's own phrase)")
 
-RATE, GAP, FRAME = 16000, 24000, 2048
+RATE, GAP = 16000, 24000
 barista = os.path.join(args.corpora, "picovoice_barista")
 
-def read(path):
-    with wave.open(path) as recording:
-        if recording.getframerate() != RATE or recording.getnchannels() != 1 or recording.getsampwidth() != 2:
-            sys.exit(f"{path}: needs 16 kHz mono 16-bit")
-        data = recording.readframes(recording.getnframes())
-    return list(struct.unpack(f"<{len(data) // 2}h", data))
-
-def peak_energy(samples):
-    return max((sum(x * x for x in samples[i:i + FRAME]) / FRAME for i in range(0, max(1, len(samples) - FRAME + 1), FRAME)), default=0)
-
-def words(text):
-    return "".join(c if c.isalnum() or c == " " else " " for c in text.lower()).split()
+read = samples_16k
 
 WAKE_WORDS = [("pocketsphinx", "okay rhasspy"), ("porcupine", "porcupine"), ("precise", "hey mycroft"),
               ("raven", "okay rhasspy"), ("snowboy", "snowboy")]
@@ -134,7 +123,6 @@ for name, extra, before, items in groups:
     streams.append((name, extra, speech, spans))
 speech_peak = statistics.median(peaks)
 noise = read(os.path.join(barista, "noise", "kitchen.wav"))
-noise_peak = peak_energy(noise)
 work = work_folder("heed-listen-noise-")
 
 for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
@@ -144,15 +132,7 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
             stream = os.path.join(work, f"{name}-{'clean' if snr is None else f'{snr:g}'}.wav")
             if not os.path.exists(stream):
                 # Mixed once per SNR; every --denoise mode hears the same file.
-                gain = 0.0 if snr is None else math.sqrt(speech_peak / (noise_peak * 10 ** (snr / 10)))
-                offset = random.Random(2026).randrange(len(noise))
-                mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
-                scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
-                with wave.open(stream, "wb") as out:
-                    out.setnchannels(1)
-                    out.setsampwidth(2)
-                    out.setframerate(RATE)
-                    out.writeframes(struct.pack(f"<{len(mixed)}h", *(int(round(x * scale)) for x in mixed)))
+                write_16k(stream, speech if snr is None else with_noise(speech, speech_peak, noise, snr))
             events = listen(stream, extra, mode)
             finals = [e for e in events if e["event"] == "final"]
             wakes = [e for e in events if e["event"] == "wake"]
