@@ -71,6 +71,12 @@ public actor Listener {
         /// The rejection threshold inside a window that already bounds false accepts: after the
         /// wake phrase, after a press, and for the answer to Heed's own question.
         public var windowThreshold = ConfidenceModel.features.lenientPoint
+        /// Always-on: seconds after an unsure command (rejected at ``alwaysOnThreshold``, not at
+        /// ``windowThreshold``) in which the next utterance, if it says the same command again (the
+        /// same intent with the same values), is held to ``windowThreshold``. People say again what
+        /// was not acted on; other talk seldom says one command twice running (docs/LISTEN.md,
+        /// "Saying it again"). 0: never.
+        public var repeatWindow: Double = 5
         /// Where the commands acted on are kept to adapt on (`--keep-heard`); `nil` keeps none.
         public var keptCommands: HeardRecordings?
 
@@ -107,6 +113,9 @@ public actor Listener {
     /// The command grammar being built off the loop, if one is.
     private var build: GrammarBuild?
     private var streamEnded = false
+    /// The last always-on utterance when it was an unsure command: what it asked, and where its
+    /// speech ended (``Configuration/repeatWindow``).
+    private var unsure: (match: IntentMatch, speechEnd: Double)?
 
     private final class Signals: Sendable {
         let stop = Atomic<Bool>(false)
@@ -428,11 +437,13 @@ public actor Listener {
                     guard utterance.ending != .tooShort, utterance.ending != .tooLong else {
                         let reason = utterance.ending == .tooShort ? "too short to be a command" : "too long to be a command"
                         send(.ignored(time: utterance.speechEnd, reason: reason))
+                        // Talk came between: what follows is no longer a command said again.
+                        if utterance.ending == .tooLong { unsure = nil }
                         speculative = nil
                         continue
                     }
                     guard purpose.decodes else { return .utterance(utterance, nil, ended: ended) }
-                    let result: RecognitionResult
+                    var result: RecognitionResult
                     let denoised: Bool?
                     if let speculative, speculative.sampleCount == utterance.samples.count {
                         result = speculative.result.judged(at: threshold(for: purpose))
@@ -442,12 +453,31 @@ public actor Listener {
                         result = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
                         denoised = decoded.denoised
                     }
-                    sendFinal(result, of: utterance, denoised: denoised, ended: ended)
+                    var repeated = false
+                    if purpose == .command, configuration.activation == .always { (result, repeated) = judgedAsRepeat(result, of: utterance) }
+                    sendFinal(result, of: utterance, denoised: denoised, repeated: repeated, ended: ended)
                     return .utterance(utterance, result, ended: ended)
                 }
             }
             if streamEnded { return .over }
         }
+    }
+
+    /// An always-on result judged again as the second saying of an unsure command: held to the
+    /// window's threshold when it asks for what the unsure utterance just before it asked for,
+    /// within ``Configuration/repeatWindow``; whether it was. Keeps ``unsure`` current.
+    private func judgedAsRepeat(_ result: RecognitionResult, of utterance: Endpointer.Utterance) -> (RecognitionResult, Bool) {
+        let before = unsure
+        unsure = nil
+        let lenient = result.judged(at: configuration.windowThreshold)
+        guard configuration.repeatWindow > 0, result.rejected, !lenient.rejected, let match = setup.parser.parse(result.text).first else {
+            return (result, false)
+        }
+        if let before, before.match == match, utterance.speechStart - before.speechEnd <= configuration.repeatWindow {
+            return (lenient, true)
+        }
+        unsure = (match, utterance.speechEnd)
+        return (result, false)
     }
 
     /// An utterance as the whole decode takes it (through the noise suppressor when the mode says
@@ -798,12 +828,14 @@ public actor Listener {
 
     /// Reports a final result, with how long after the end of speech it was ready.
     /// - Parameter denoised: whether the decoded audio went through the noise suppressor (`nil`: suppression is off).
-    private func sendFinal(_ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, ended: ContinuousClock.Instant) {
+    private func sendFinal(
+        _ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, repeated: Bool = false, ended: ContinuousClock.Instant
+    ) {
         let final = ListenerEvent.FinalResult(
             text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
             milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
             snrDecibels: SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 },
-            denoised: denoised)
+            denoised: denoised, repeated: repeated ? true : nil)
         send(.final(time: utterance.speechEnd, final))
     }
 }

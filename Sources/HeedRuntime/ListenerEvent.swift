@@ -53,10 +53,13 @@ public enum ListenerEvent: Sendable, Encodable {
         /// `--denoise on`; with `auto` when its SNR is below ``HeedAudio/DenoiseMode/autoBelowDecibels``);
         /// `nil` when suppression is off.
         public var denoised: Bool?
+        /// `true` when the result was accepted because it repeats the utterance before it: the
+        /// same intent with the same values, unsure both times (``Listener/Configuration/repeatWindow``).
+        public var repeated: Bool?
 
         public init(
             text: String, confidence: Double, rejected: Bool, alternatives: [String], milliseconds: [String: Double], snrDecibels: Double?,
-            denoised: Bool? = nil
+            denoised: Bool? = nil, repeated: Bool? = nil
         ) {
             self.text = text
             self.confidence = confidence
@@ -65,6 +68,7 @@ public enum ListenerEvent: Sendable, Encodable {
             self.milliseconds = milliseconds
             self.snrDecibels = snrDecibels
             self.denoised = denoised
+            self.repeated = repeated
         }
     }
 
@@ -140,7 +144,7 @@ public enum ListenerEvent: Sendable, Encodable {
 
     private enum Key: String, CodingKey {
         case event, time, text, isFinal, confidence, rejected, alternatives, mode, reason, spoken, status, intent, milliseconds, snrDecibels
-        case denoised
+        case denoised, repeated
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -169,6 +173,7 @@ public enum ListenerEvent: Sendable, Encodable {
             try container.encode(result.milliseconds, forKey: .milliseconds)
             try container.encodeIfPresent(result.snrDecibels, forKey: .snrDecibels)
             try container.encodeIfPresent(result.denoised, forKey: .denoised)
+            try container.encodeIfPresent(result.repeated, forKey: .repeated)
         case .ignored(_, let reason, let text, let confidence):
             try container.encode(reason, forKey: .reason)
             try container.encodeIfPresent(text, forKey: .text)

@@ -59,6 +59,16 @@ struct ListenerOptions: ParsableArguments {
         help: ArgumentHelp("Seconds a question waits for an answer to start.", valueName: "seconds"))
     var answerTimeout = 8.0
 
+    @Option(
+        name: .customLong("repeat-window"),
+        help: ArgumentHelp(
+            "Always-on: a command said again within this many seconds of an unsure one is held to --window-reject-below (0: never).",
+            discussion: "An unsure command is one below the always-on threshold but not below the window's. Said again at once, "
+                + "the same intent with the same values, it is acted on: people repeat what was ignored, other talk seldom "
+                + "says one command twice running (docs/LISTEN.md).",
+            valueName: "seconds"))
+    var repeatWindow = Listener.Configuration().repeatWindow
+
     @Flag(
         name: .customLong("keep-heard"),
         help: ArgumentHelp(
@@ -74,6 +84,7 @@ struct ListenerOptions: ParsableArguments {
         guard endSilence > 0.1 && endSilence <= 5 else { throw ValidationError("--end-silence must be between 0.1 and 5 seconds") }
         guard maximumUtterance >= 1 && maximumUtterance <= 60 else { throw ValidationError("--max-utterance must be between 1 and 60 seconds") }
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
+        guard repeatWindow >= 0 && repeatWindow <= 60 else { throw ValidationError("--repeat-window must be between 0 and 60 seconds, not \(repeatWindow)") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
             throw ValidationError("--window-reject-below must be between 0 and 1, not \(windowRejectionThreshold)")
@@ -124,6 +135,7 @@ struct ListenerOptions: ParsableArguments {
         settings.endpointing.maximumUtterance = maximumUtterance
         settings.commandWindow = commandWindow
         settings.answerTimeout = answerTimeout
+        settings.repeatWindow = repeatWindow
         settings.maximumSeconds = maximumSeconds
         settings.spokenResponses = configuration.spokenResponses
         settings.denoise = recognizer.denoise.mode(wholeRecordings: false)

@@ -43,6 +43,8 @@ extension ListenerEvent {
 
     var rejected: Bool? { if case .final(_, let result) = self { result.rejected } else { nil } }
 
+    var repeated: Bool? { if case .final(_, let result) = self { result.repeated } else { nil } }
+
     /// The stage timings of a grammar rebuild.
     var milliseconds: [String: Double]? {
         switch self {

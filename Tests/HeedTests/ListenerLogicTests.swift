@@ -17,7 +17,8 @@ import Testing
     static func listener(
         _ samples: [Int16], script: [Line], activation: Listener.Activation = .always, log: ListenerLog,
         recognizerLog: ScriptedRecognizer.Log = .init(), actions: [(offset: Int, action: @Sendable () -> Void)] = [],
-        speaker: RecordingSpeaker? = nil, synthesizer: ScriptedSynthesizer = .init(), spokenResponses: Bool = false
+        speaker: RecordingSpeaker? = nil, synthesizer: ScriptedSynthesizer = .init(), spokenResponses: Bool = false,
+        repeatWindow: Double = Listener.Configuration().repeatWindow
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         let setup = RecognitionSetup(unchecked: catalog.inContext([]))
@@ -25,6 +26,7 @@ import Testing
         var configuration = Listener.Configuration()
         configuration.activation = activation
         configuration.spokenResponses = spokenResponses
+        configuration.repeatWindow = repeatWindow
         return Listener(
             source: SamplesSource(samples, actions: actions), recognizer: recognizer, synthesizer: synthesizer, speaker: speaker, catalog: catalog,
             setup: setup, vocabularyStore: nil, dispatcher: nil, authorization: nil, configuration: configuration,
