@@ -81,10 +81,17 @@ struct AllocatorTests {
             try #require(try Self.mappings().first { $0.start == UInt(bitPattern: address) }).resident
         }
         for (name, address) in released {
+            // Tests running beside this one give the process's file pages back too (the listener
+            // does after each utterance): between the reading and the count, one may have.
             var sum = 0
-            for page in stride(from: 0, to: size, by: 4096) { sum += Int(address.load(fromByteOffset: page + 1, as: UInt8.self)) }
+            var everyPage = false
+            for _ in 0..<5 where !everyPage {
+                sum = 0
+                for page in stride(from: 0, to: size, by: 4096) { sum += Int(address.load(fromByteOffset: page + 1, as: UInt8.self)) }
+                everyPage = try resident(address) == size / 1024
+            }
             #expect(sum == 7 * size / 4096, "\(name): every page read as written")
-            #expect(try resident(address) == size / 1024, "\(name): every page was read")
+            #expect(everyPage, "\(name): every page was read")
         }
         written.storeBytes(of: 0xAB, toByteOffset: 4096 * 3, as: UInt8.self)
 
