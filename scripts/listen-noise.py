@@ -4,6 +4,7 @@
 usage: scripts/listen-noise.py HEED CORPORA [--snr clean,24,12,6] [--orders 60] [--modes off,auto,on]
        scripts/listen-noise.py HEED CORPORA --wake [--wake-threshold T] [--snr clean,24,12,6] [--orders 60] [--modes off]
        scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P [--wake-threshold T]] [--snr clean,12] [--modes off]
+       scripts/listen-noise.py HEED CORPORA … [--pause SECONDS] [--listen-options "--hesitation 0.5"]
 
 Builds one recording per SNR from the first --orders orders of CORPORA/picovoice_barista (sorted by
 file name; 0 for all 309), each followed by 1.5 s of nothing, with the benchmark's kitchen noise
@@ -33,9 +34,15 @@ prints how many, per hour, and their words by set. With --wake-phrase it listens
 (`--activation wake`) and also counts the wakes, per hour and by set. (The runs of real commands are negatives as
 a whole; a listener that hears one command of a run on its own hears something that was said.)
 
+With --pause, each order stops mid-sentence for that many seconds of its own room tone (its first
+0.25 s, looped): at the end of the word
+before its middle one, where `HEED recognize --intents intents/examples/coffee.json` hears the
+clean order's words (orders heard as fewer than two words are left whole; the count is printed).
+--listen-options adds arguments to every `heed listen`.
+
 Prints one JSON object a line. Needs only Python's standard library and a release heed.
 """
-import argparse, json, os, statistics, subprocess, sys
+import argparse, json, os, shlex, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchmarks import peak_energy, samples_16k, with_noise, words, work_folder, write_16k
@@ -50,6 +57,8 @@ parser.add_argument("--wake", action="store_true", help="each order after a pers
 parser.add_argument("--wake-phrase", metavar="P", help="with --talk: listen for this wake phrase")
 parser.add_argument("--wake-threshold", metavar="T", help="with --wake or --wake-phrase: heed listen's --wake-threshold")
 parser.add_argument("--modes", default="off,auto,on")
+parser.add_argument("--pause", type=float, help="seconds of nothing in the middle of each order")
+parser.add_argument("--listen-options", default="", help="more arguments for heed listen, as one string")
 args = parser.parse_args()
 if args.wake and args.talk:
     parser.error("--wake and --talk build different streams: give one")
@@ -67,7 +76,8 @@ WAKE_WORDS = [("pocketsphinx", "okay rhasspy"), ("porcupine", "porcupine"), ("pr
 def listen(stream, extra, mode, intents="intents" if args.talk else "intents/examples/coffee.json"):
     """heed listen's events for a stream."""
     run = subprocess.run(
-        [args.heed, "listen", "--input", stream, "--dry-run", "--json", "--intents", intents, "--denoise", mode] + extra,
+        [args.heed, "listen", "--input", stream, "--dry-run", "--json", "--intents", intents, "--denoise", mode] + extra
+        + shlex.split(args.listen_options),
         capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"heed listen failed: {run.stderr}")
@@ -109,11 +119,33 @@ elif args.talk:
 else:
     groups = [("orders", [], [], rows)]
 
+def pause_points(paths):
+    """Where each recording's words pause mid-sentence (a sample index), by path: the end of the word
+    before the middle one, as `heed recognize` hears the recording."""
+    run = subprocess.run([args.heed, "recognize", "--intents", "intents/examples/coffee.json", "--json"] + paths,
+                         capture_output=True, text=True)
+    points = {}
+    for line in run.stdout.splitlines():
+        result = json.loads(line)
+        heard = result.get("words") or []
+        if len(heard) >= 2:
+            points[result["file"]] = int(heard[len(heard) // 2 - 1]["end"] * RATE)
+    return points
+
+points = pause_points([path for _, _, _, items in groups for path, _ in items]) if args.pause else {}
+if args.pause:
+    print(f"pause of {args.pause:g} s in {len(points)} of {sum(len(items) for _, _, _, items in groups)} recordings", file=sys.stderr)
+
 streams, peaks = [], []
 for name, extra, before, items in groups:
     speech, spans = [], []
     for path, label in items:
         samples = read(path)
+        if path in points:
+            # The pause is the recording's own room tone: its first 0.25 s (before the words), looped.
+            tone = samples[:RATE // 4]
+            pause = [tone[i % len(tone)] for i in range(int(args.pause * RATE))]
+            samples = samples[:points[path]] + pause + samples[points[path]:]
         peaks.append(peak_energy(samples))
         start = len(speech)
         if before:

@@ -78,6 +78,9 @@ public struct Endpointer: Sendable {
             /// noise, though the room stayed loud enough to hold speech open
             /// (``Endpointer/endSpeech(heardQuietFor:)``).
             case sentenceEnded
+            /// Quiet ended it after a pause held open (``Endpointer/holdOpen(forQuiet:)``): its words
+            /// were unfinished, and the speaker did not go on.
+            case unfinished
             /// Less speech than `minimumUtterance`: a click or a cough, not a command.
             case tooShort
             /// It reached `maximumUtterance`: not a command (talk, music, a steady noise).
@@ -141,6 +144,9 @@ public struct Endpointer: Sendable {
         var quietFrames = 0
         /// Samples when the likely end was announced, if it was.
         var likelyEndSampleCount: Int?
+        /// Quiet frames that end this utterance, when ``Endpointer/holdOpen(forQuiet:)`` made
+        /// them more than ``Configuration/endSilence``'s until speech resumed.
+        var endSilenceFrames: Int?
     }
 
     private var pending: [Int16] = []
@@ -222,16 +228,18 @@ public struct Endpointer: Sendable {
             current.quietFrames = 0
             if current.likelyEndSampleCount != nil {
                 current.likelyEndSampleCount = nil
+                current.endSilenceFrames = nil
                 events.append(.speechResumed)
             }
         } else {
             current.quietFrames += 1
         }
         let length = framesSeen - current.startFrame + 1
-        if current.quietFrames >= frames(configuration.endSilence) {
+        if current.quietFrames >= current.endSilenceFrames ?? frames(configuration.endSilence) {
             speech = nil
             let enough = current.speechFrames >= frames(configuration.minimumUtterance)
-            events.append(.speechEnded(utterance(current, ending: enough ? .complete : .tooShort)))
+            let ending: Utterance.Ending = !enough ? .tooShort : current.endSilenceFrames == nil ? .complete : .unfinished
+            events.append(.speechEnded(utterance(current, ending: ending)))
         } else if length >= frames(configuration.maximumUtterance) {
             speech = nil
             // A steady sound as loud as speech: let the floor catch up with it.
@@ -247,6 +255,14 @@ public struct Endpointer: Sendable {
             speech = current
         }
         return events
+    }
+
+    /// Lets the utterance in progress run on through the pause it is in: it ends after `seconds`
+    /// of quiet (never fewer than ``Configuration/endSilence``), unless speech resumes, which
+    /// brings the usual end back. For a speaker who stopped mid-sentence to think.
+    public mutating func holdOpen(forQuiet seconds: Double) {
+        let quiet = max(frames(configuration.endSilence), frames(seconds))
+        speech?.endSilenceFrames = quiet
     }
 
     /// Ends the utterance in progress where the recognizer heard its last word, `quiet` seconds

@@ -157,6 +157,10 @@ public protocol SpeechRecognizer: AnyObject {
     /// sentence of the active grammar; `nil` while they are not one, or speech goes on.
     var liveQuietAfterSentence: Double? { get }
 
+    /// Whether the live pass's best words so far begin a sentence of the active grammar without
+    /// being one ("set a timer for"): the speaker has more to say.
+    var liveSentenceUnfinished: Bool { get }
+
     /// Ends live decoding and returns the utterance's result, judged as ``recognize(_:)``
     /// judges one (only the work after the search remains to do).
     ///

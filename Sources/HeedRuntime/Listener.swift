@@ -71,6 +71,10 @@ public actor Listener {
         /// The rejection threshold inside a window that already bounds false accepts: after the
         /// wake phrase, after a press, and for the answer to Heed's own question.
         public var windowThreshold = ConfidenceModel.features.lenientPoint
+        /// Seconds of quiet that end an utterance whose words so far only begin a sentence of the
+        /// grammar ("set a timer for …"): people stop mid-command to think. No more than
+        /// ``Endpointer/Configuration-swift.struct/endSilence`` turns the wait off.
+        public var unfinishedEndSilence: Double = 1.5
         /// Always-on: seconds after an unsure command (rejected at ``alwaysOnThreshold``, not at
         /// ``windowThreshold``) in which the next utterance, if it says the same command again (the
         /// same intent with the same values), is held to ``windowThreshold``. People say again what
@@ -423,8 +427,15 @@ public actor Listener {
                     }
                 case .likelyEnd(let utterance):
                     guard purpose.decodes else { continue }
+                    let unfinished = recognizer.liveSentenceUnfinished
                     let decoded = decodable(utterance.audio)
-                    speculative = (utterance.samples.count, try recognizer.recognize(decoded.audio), decoded.denoised)
+                    let result = try recognizer.recognize(decoded.audio)
+                    speculative = (utterance.samples.count, result, decoded.denoised)
+                    // Mid-sentence, a pause is more likely one to think than the end, unless what
+                    // was said so far already makes a command that would be taken.
+                    if unfinished, result.judged(at: threshold(for: purpose)).rejected {
+                        endpointer.holdOpen(forQuiet: configuration.unfinishedEndSilence)
+                    }
                 case .speechResumed:
                     guard purpose.decodes, speculative != nil else { continue }
                     speculative = nil

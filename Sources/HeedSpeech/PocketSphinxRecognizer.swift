@@ -559,6 +559,20 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         return Double(now - segments[last].endFrame) / Self.framesPerSecond
     }
 
+    public var liveSentenceUnfinished: Bool {
+        guard liveUtterance, let finiteState = grammar.finiteState else { return false }
+        // The speaker stopped after the words: only silence and noise fillers follow the last one
+        // (in a noisy room the search may still be putting words to the noise, and that is no pause).
+        let segments = decoder.segments()
+        guard let last = segments.lastIndex(where: { !Self.isFiller($0.word) }),
+            segments[(last + 1)...].allSatisfy({ Self.isQuietFiller($0.word) })
+        else { return false }
+        let words = segments[...last].map(\.word).filter { !Self.isFiller($0) }.map(Self.baseWord)
+        // Other talk's loop ends where it likes: only the grammar's words can be unfinished.
+        guard !words.contains(where: OtherSpeechLoop.isWord) else { return false }
+        return !grammar.accepts(words) && finiteState.begins(words)
+    }
+
     /// The live utterance's best path so far (the partial hypothesis), possibly empty.
     public var liveHypothesis: String {
         guard liveUtterance else { return "" }

@@ -445,6 +445,16 @@ final class FiniteStateGrammar {
 
     /// Whether the grammar accepts this word sequence (fillers removed beforehand).
     func accepts(_ words: [String]) -> Bool {
+        states(after: words).contains(model.pointee.final_state)
+    }
+
+    /// Whether some sentence of the grammar begins with these words (fillers removed beforehand).
+    func begins(_ words: [String]) -> Bool {
+        !states(after: words).isEmpty
+    }
+
+    /// The states these words lead to from the start; empty when no path says them.
+    private func states(after words: [String]) -> Set<Int32> {
         var states = nullClosure(of: [model.pointee.start_state])
         for word in words {
             var next = Set<Int32>()
@@ -455,10 +465,10 @@ final class FiniteStateGrammar {
                     }
                 }
             }
-            if next.isEmpty { return false }
+            if next.isEmpty { return [] }
             states = nullClosure(of: next)
         }
-        return states.contains(model.pointee.final_state)
+        return states
     }
 
     private func nullClosure(of states: Set<Int32>) -> Set<Int32> {

@@ -130,6 +130,14 @@ public final class ScriptedRecognizer: SpeechRecognizer {
     /// Never: a scripted utterance ends when the endpointer says.
     public var liveQuietAfterSentence: Double? { nil }
 
+    /// Seconds of a live utterance during which its words are an unfinished sentence (0: never).
+    public var unfinishedSeconds = 0.0
+
+    /// While the live utterance is shorter than ``unfinishedSeconds``.
+    public var liveSentenceUnfinished: Bool {
+        live.active && Double(live.samples) < unfinishedSeconds * Double(AudioBuffer.recognitionSampleRate)
+    }
+
     public func stopLiveDecoding() { live = (0, false) }
 
     private func key() -> String? {

@@ -60,6 +60,15 @@ struct ListenerOptions: ParsableArguments {
     var answerTimeout = 8.0
 
     @Option(
+        name: .customLong("hesitation"),
+        help: ArgumentHelp(
+            "Seconds of quiet that end an utterance whose words so far only begin a command (\"set a timer for …\").",
+            discussion: "People stop mid-command to think: such a pause does not end the command unless it lasts this long. "
+                + "--end-silence or less turns the wait off.",
+            valueName: "seconds"))
+    var hesitation = Listener.Configuration().unfinishedEndSilence
+
+    @Option(
         name: .customLong("repeat-window"),
         help: ArgumentHelp(
             "Always-on: a command said again within this many seconds of an unsure one is held to --window-reject-below (0: never).",
@@ -84,6 +93,7 @@ struct ListenerOptions: ParsableArguments {
         guard endSilence > 0.1 && endSilence <= 5 else { throw ValidationError("--end-silence must be between 0.1 and 5 seconds") }
         guard maximumUtterance >= 1 && maximumUtterance <= 60 else { throw ValidationError("--max-utterance must be between 1 and 60 seconds") }
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
+        guard hesitation > 0 && hesitation <= 5 else { throw ValidationError("--hesitation must be between 0 and 5 seconds, not \(hesitation)") }
         guard repeatWindow >= 0 && repeatWindow <= 60 else { throw ValidationError("--repeat-window must be between 0 and 60 seconds, not \(repeatWindow)") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
@@ -136,6 +146,7 @@ struct ListenerOptions: ParsableArguments {
         settings.commandWindow = commandWindow
         settings.answerTimeout = answerTimeout
         settings.repeatWindow = repeatWindow
+        settings.unfinishedEndSilence = hesitation
         settings.maximumSeconds = maximumSeconds
         settings.spokenResponses = configuration.spokenResponses
         settings.denoise = recognizer.denoise.mode(wholeRecordings: false)

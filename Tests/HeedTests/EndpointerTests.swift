@@ -145,3 +145,42 @@ import Testing
         #expect(endpointer.currentSamples.isEmpty)
     }
 }
+
+/// `holdOpen(forQuiet:)`: a pause mid-sentence ends the utterance only when it lasts.
+@Suite struct EndpointerHoldTests {
+    /// Two bursts of speech-like sound `gap` seconds apart, fed in 1024-sample chunks; at each
+    /// likely end the utterance is held open for `hold` seconds of quiet when `hold` is given.
+    static func utterances(gap: Double, hold: Double?) -> [Endpointer.Utterance] {
+        let samples = TestAudio.roomNoise(seconds: 1) + TestAudio.speechLike(seconds: 1) + TestAudio.roomNoise(seconds: gap)
+            + TestAudio.speechLike(seconds: 1, seed: 4) + TestAudio.roomNoise(seconds: 2)
+        var endpointer = Endpointer()
+        var ended: [Endpointer.Utterance] = []
+        for start in stride(from: 0, to: samples.count, by: 1024) {
+            for event in endpointer.process(Array(samples[start..<min(samples.count, start + 1024)])) {
+                switch event {
+                case .likelyEnd: if let hold { endpointer.holdOpen(forQuiet: hold) }
+                case .speechEnded(let utterance): ended.append(utterance)
+                default: break
+                }
+            }
+        }
+        return ended
+    }
+
+    @Test func aHeldPauseDoesNotEndTheUtterance() {
+        let held = Self.utterances(gap: 1, hold: 1.5)
+        try? #require(held.count == 1)
+        #expect(held.first?.ending == .unfinished, "held again at its last pause")
+        #expect((held.first?.speechEnd ?? 0) - (held.first?.speechStart ?? 0) > 2.9)
+        // Without the hold the same pause is the end.
+        #expect(Self.utterances(gap: 1, hold: nil).count == 2)
+    }
+
+    @Test func aLongerPauseStillEndsIt() {
+        // Held for 1.5 s, a pause of 2 s ends the first utterance 1.5 s into it.
+        let ended = Self.utterances(gap: 2, hold: 1.5)
+        #expect(ended.map(\.ending) == [.unfinished, .unfinished])
+        // The hold ends with the pause it was given for; a hold shorter than the usual end changes nothing.
+        #expect(Self.utterances(gap: 1, hold: 0.1).count == 2)
+    }
+}

@@ -18,11 +18,12 @@ import Testing
         _ samples: [Int16], script: [Line], activation: Listener.Activation = .always, log: ListenerLog,
         recognizerLog: ScriptedRecognizer.Log = .init(), actions: [(offset: Int, action: @Sendable () -> Void)] = [],
         speaker: RecordingSpeaker? = nil, synthesizer: ScriptedSynthesizer = .init(), spokenResponses: Bool = false,
-        repeatWindow: Double = Listener.Configuration().repeatWindow
+        repeatWindow: Double = Listener.Configuration().repeatWindow, unfinishedSeconds: Double = 0
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         let setup = RecognitionSetup(unchecked: catalog.inContext([]))
         let recognizer = ScriptedRecognizer(grammar: setup.grammar, script: [ScriptedRecognizer.anyGrammar: script], log: recognizerLog)
+        recognizer.unfinishedSeconds = unfinishedSeconds
         var configuration = Listener.Configuration()
         configuration.activation = activation
         configuration.spokenResponses = spokenResponses
@@ -76,6 +77,24 @@ import Testing
         #expect(final.text == "pause")
         #expect(final.rejected == false)
         #expect(events.contains { $0.intent != nil })
+    }
+
+    @Test func aPauseMidSentenceDoesNotEndTheCommand() async throws {
+        // "set a timer for" … 1 s … "ten minutes": while the live words only begin a sentence (the
+        // first 2 s of the utterance here) and what the pause's decode makes of them is not taken
+        // (0.3), the pause is held open; the same audio whose words are whole at the pause is two
+        // utterances, and so is one whose words so far make a command that is taken.
+        let audio = TestAudio.utterance(after: 0, seed: 1) + TestAudio.roomNoise(seconds: 1) + TestAudio.utterance(before: 0, seed: 2)
+        for (unfinished, atThePause, held) in [(2.0, 0.3, true), (0, 0.3, false), (2.0, 0.95, false)] {
+            let log = ListenerLog()
+            let listener = try Self.listener(
+                audio, script: [Line("set a timer for pizza", confidence: atThePause), Line("set a timer for ten minutes", confidence: 0.95)],
+                log: log, unfinishedSeconds: unfinished)
+            try await listener.run()
+            let finals = log.listenerEvents.filter { $0.event == "final" }
+            #expect(finals.count == (held ? 1 : 2), "unfinished for \(unfinished) s, \(atThePause) at the pause")
+            if held { #expect(finals.first?.text == "set a timer for ten minutes") }
+        }
     }
 
     @Test func nothingHeardIsNotACommand() async throws {

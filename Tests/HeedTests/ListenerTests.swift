@@ -42,7 +42,7 @@ struct ListenerTests {
     static func listener(
         _ samples: [Int16], activation: Listener.Activation = .always, log: ListenerLog,
         vocabularyStore: VocabularyStore? = nil, actions: [(offset: Int, action: @Sendable () -> Void)] = [],
-        alwaysOnThreshold: Double = 0.3, paced: Bool = false
+        alwaysOnThreshold: Double = 0.3, paced: Bool = false, unfinishedEndSilence: Double = Listener.Configuration().unfinishedEndSilence
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         // These tests are about the loop. espeak-ng's voices score low confidence (14 of 36
@@ -54,6 +54,7 @@ struct ListenerTests {
         var configuration = Listener.Configuration()
         configuration.activation = activation
         configuration.alwaysOnThreshold = alwaysOnThreshold
+        configuration.unfinishedEndSilence = unfinishedEndSilence
         return Listener(
             source: SamplesSource(samples, actions: actions, paced: paced), recognizer: recognizer, speaker: nil, catalog: catalog, setup: setup,
             vocabularyStore: vocabularyStore, dispatcher: nil, authorization: nil, configuration: configuration, logger: Logger(label: "test"),
@@ -81,6 +82,31 @@ struct ListenerTests {
         let intent = try #require(events.first { $0.event == "intent" }?.intent)
         #expect(intent.intent == "setTimer")
         #expect(intent.parameters["duration"] == .duration(seconds: 600))
+    }
+
+    /// Someone stops to think mid-command: "set a timer for" … 1 s … "ten minutes". PocketSphinx's
+    /// live words at the pause begin a sentence and are not one, so the pause is held open and the
+    /// command heard whole (what the pause's decode made of the first half is not a command the
+    /// always-on point takes); with the wait off (`--hesitation` at `--end-silence`) the first half is
+    /// a command of its own. (espeak-ng's en-us voice: in en-us+f2 the live words at the pause are
+    /// "set a timer for workout", a whole sentence, and nothing is held.)
+    @Test func aPauseMidCommandIsWaitedOut() async throws {
+        let audio = try Speech.utterance("set a timer for", voice: "en-us", after: 1) + Speech.utterance("ten minutes", voice: "en-us", before: 0)
+        for hold in [1.5, 0.5] {
+            let log = ListenerLog()
+            // At the shipped always-on point: what the pause's decode makes of the first half
+            // ("set a timer for tea") is a command this suite's lower threshold would take.
+            let listener = try Self.listener(
+                audio, log: log, alwaysOnThreshold: Listener.Configuration().alwaysOnThreshold, unfinishedEndSilence: hold)
+            try await listener.run()
+            let finals = log.listenerEvents.filter { $0.event == "final" }.compactMap(\.text)
+            if hold > 0.5 {
+                #expect(finals.count == 1 && finals.first?.hasPrefix("set a timer for") == true, "\(finals)")
+                #expect(finals.first?.hasSuffix("minutes") == true, "\(finals)")
+            } else {
+                #expect(finals.count == 2, "\(finals)")
+            }
+        }
     }
 
     /// Runs a listener whose user registers "Morning Jazz" one second into listening, then says
