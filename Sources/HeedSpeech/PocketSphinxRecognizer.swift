@@ -547,30 +547,31 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// dictation. The listener ends an utterance on it where a noisy room keeps the endpointer
     /// in speech (docs/LISTEN.md, "Ending an utterance").
     public var liveQuietAfterSentence: Double? {
-        guard liveUtterance, !grammar.isDictation else { return nil }
-        let segments = decoder.segments()
-        guard let last = segments.lastIndex(where: { !Self.isFiller($0.word) }),
-            segments[(last + 1)...].allSatisfy({ Self.isQuietFiller($0.word) })
-        else { return nil }
-        let words = segments[...last].map(\.word).filter { !Self.isFiller($0) }.map(Self.baseWord)
-        guard grammar.accepts(words), let now = segments.last?.endFrame else { return nil }
+        guard liveUtterance, !grammar.isDictation, let path = liveWordsThenQuiet(), grammar.accepts(path.words) else { return nil }
         // The path's last segment ends at the frame just decoded. (A live pass's frames count
         // from the decoder's first utterance, not from this one's start.)
-        return Double(now - segments[last].endFrame) / Self.framesPerSecond
+        return Double(path.now - path.lastWordEnd) / Self.framesPerSecond
     }
 
     public var liveSentenceUnfinished: Bool {
-        guard liveUtterance, let finiteState = grammar.finiteState else { return false }
-        // The speaker stopped after the words: only silence and noise fillers follow the last one
-        // (in a noisy room the search may still be putting words to the noise, and that is no pause).
+        // The speaker stopped after the words: in a noisy room the search may still be putting
+        // words to the noise, and that is no pause.
+        guard liveUtterance, let finiteState = grammar.finiteState, let path = liveWordsThenQuiet() else { return false }
+        // Other talk's loop ends where it likes: only the grammar's words can be unfinished.
+        guard !path.words.contains(where: OtherSpeechLoop.isWord) else { return false }
+        return !grammar.accepts(path.words) && finiteState.begins(path.words)
+    }
+
+    /// The live best path's words when only silence and noise fillers follow the last of them:
+    /// the words, the frame that word ends at, and the frame just decoded. `nil` without a word,
+    /// or when speech the grammar cannot say (the spoken-noise filler) follows it.
+    private func liveWordsThenQuiet() -> (words: [String], lastWordEnd: Int, now: Int)? {
         let segments = decoder.segments()
         guard let last = segments.lastIndex(where: { !Self.isFiller($0.word) }),
-            segments[(last + 1)...].allSatisfy({ Self.isQuietFiller($0.word) })
-        else { return false }
+            segments[(last + 1)...].allSatisfy({ Self.isQuietFiller($0.word) }), let now = segments.last?.endFrame
+        else { return nil }
         let words = segments[...last].map(\.word).filter { !Self.isFiller($0) }.map(Self.baseWord)
-        // Other talk's loop ends where it likes: only the grammar's words can be unfinished.
-        guard !words.contains(where: OtherSpeechLoop.isWord) else { return false }
-        return !grammar.accepts(words) && finiteState.begins(words)
+        return (words, segments[last].endFrame, now)
     }
 
     /// The live utterance's best path so far (the partial hypothesis), possibly empty.
