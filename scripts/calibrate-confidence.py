@@ -2,6 +2,7 @@
 """Fits Heed's confidence model: P(command heard right | confidence features).
 
 usage: scripts/calibrate-confidence.py SETS_DIR [RESULTS_DIR ...] [--features a,b,...] [--model NAME]
+                                      [--outside-limit R|none]
 
 Reads the `heed eval --json` results that scripts/rejection-eval.py wrote for the sets of
 scripts/rejection-sets.py (default RESULTS_DIR: SETS_DIR/results). Several RESULTS_DIRs are
@@ -20,7 +21,9 @@ positives, false accepts per hour of negatives) on the train split, on the held-
 test split and on all, for the fitted model and for a reference model (--model: `clean`,
 the six-feature model fitted on clean speech alone, the default; `phoneLoop`, the
 margin-only model of the first version), and the threshold with the
-best acceptance at ≤ 1 false accept per hour on train.
+best acceptance at ≤ 1 false accept per hour on train. Both models score 0 where the phone loop
+found more than R phones outside the words for each phone of them (--outside-limit, default 6,
+Heed's ConfidenceModel.outsidePhoneLimit; `none` scores every result by its features alone).
 """
 import importlib.util
 import math
@@ -93,8 +96,14 @@ def fit(examples, names, penalty=1.0):
     return weights, intercept
 
 
-def scorer(weights, intercept):
-    return lambda item: sigmoid(intercept + sum(w * item["features"].get(name, 0.0) for name, w in weights.items()))
+def scorer(weights, intercept, outside_limit=6.0):
+    """The model's probability, 0 above its limit on phones outside the words per phone of them
+    (ConfidenceModel.outsidePhoneLimit; None: no limit)."""
+    def score(item):
+        if outside_limit is not None and item["features"].get("outsidePhoneRatio", 0.0) > outside_limit:
+            return 0.0
+        return sigmoid(intercept + sum(w * item["features"].get(name, 0.0) for name, w in weights.items()))
+    return score
 
 
 def best_threshold(items, score, limit=1.0):
@@ -118,6 +127,11 @@ def main():
         index = args.index("--model")
         reference = args[index + 1]
         del args[index:index + 2]
+    outside_limit = 6.0
+    if "--outside-limit" in args:
+        index = args.index("--outside-limit")
+        outside_limit = None if args[index + 1] == "none" else float(args[index + 1])
+        del args[index:index + 2]
     if not args:
         sys.exit(__doc__)
     sets_dir = os.path.abspath(args[0])
@@ -140,9 +154,9 @@ def main():
     print(f"        intercept: {intercept:.4g}")
     print("    )")
 
-    fitted = scorer(weights, intercept)
+    fitted = scorer(weights, intercept, outside_limit)
     base_weights, base_intercept = REFERENCE[reference]
-    base = scorer(base_weights, base_intercept)
+    base = scorer(base_weights, base_intercept, outside_limit)
     chosen = {}
     for label, score in ((reference, base), ("fitted", fitted)):
         choice = best_threshold([i for i in items if i["split"] == "train"], score)

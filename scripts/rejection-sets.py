@@ -34,6 +34,8 @@ LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 INTENTS = "--intents intents"
 BARISTA = "--intents intents/examples/coffee.json"
 SPEECH_COMMANDS = "-g grammars/speech-commands.gram"
+DIGIT = "-g grammars/digit.gram"
+DIGIT_WORDS = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "oh"}
 COLUMNS = ["wav", "transcript", "intent_slots_json", "speaker", "expect", "split"]
 
 # Commands of every shipped domain, spoken by espeak-ng (synthetic speech).
@@ -156,6 +158,9 @@ def main():
             synthetic.append(row(wav, text, speaker=f"espeak-ng {voice}", split="test"))
 
     as_negative = lambda rows: [dict(r, expect="reject") for r in rows]
+    # Other talk through the one-word grammars: sentences, orders, commands of other grammars, runs.
+    talk = as_negative(librivox + librivox_runs + barista + barista_runs + phrases + phrase_runs)
+    other_words = as_negative([r for r in commands if r["transcript"] not in DIGIT_WORDS])
     sets = [
         # name, rows, grammar, purpose, speech
         ("barista-orders", barista, BARISTA, "positives: coffee orders, their own grammar", "real"),
@@ -178,6 +183,9 @@ def main():
         ("librivox-runs-barista", librivox_runs, BARISTA, "negatives: all 5 sentences in a row, 5 rotations", "real"),
         ("phrases-runs-intents", phrase_runs, INTENTS, "negatives: runs of 8 home-assistant commands", "real"),
         ("phrases-runs-barista", phrase_runs, BARISTA, "negatives: runs of 8 home-assistant commands", "real"),
+        ("digits", digits, DIGIT, "positives: isolated digits (8 kHz), the one-digit grammar", "real"),
+        ("talk-speech-commands", talk, SPEECH_COMMANDS, "negatives: sentences, orders, home-assistant commands, runs", "real"),
+        ("talk-digits", talk + other_words, DIGIT, "negatives: sentences, orders, commands, runs, other single words", "real"),
     ]
     with open(os.path.join(out, "sets.tsv"), "w") as index:
         index.write("name\tmanifest\tgrammar\tpurpose\tspeech\trows\n")

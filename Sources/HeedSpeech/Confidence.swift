@@ -89,6 +89,11 @@ struct ConfidenceFeatures {
     var logOutsidePhones: Double
     /// Word frames over all frames.
     var speechFraction: Double
+    /// The phones the free loop found outside the utterance's words for each phone of the words'
+    /// pronunciations: large when a word is picked out of a long stretch of other speech (a "to"
+    /// in a coffee order heard as "two" by a one-digit grammar), at most 4.5 for the commands of
+    /// every real set, in noise too (docs/MEASUREMENTS.md, "Words that explain too little").
+    var outsidePhoneRatio: Double
     /// Mean margin per frame over the louder half of the words' frames.
     var loudMargin: Double
     /// How far the utterance is from a quiet room: ``noiseLevel(snr:)`` of its estimated
@@ -119,6 +124,7 @@ struct ConfidenceFeatures {
             "logWordCount": logWordCount,
             "logOutsidePhones": logOutsidePhones,
             "speechFraction": speechFraction,
+            "outsidePhoneRatio": outsidePhoneRatio,
             "loudMargin": loudMargin,
             "noiseLevel": noiseLevel,
             "noiseLevelMargin": noiseLevel * meanMargin,
@@ -144,12 +150,17 @@ public struct ConfidenceModel: Sendable, Hashable {
     /// chose to give (`heed run --audio`, `heed recognize`). Chosen from the accepted share of
     /// heard-right commands (docs/RECOGNITION.md, "Operating points").
     public var lenientPoint: Double = 0.2
+    /// Above this many phones outside the words for each phone of them (``ConfidenceFeatures``'s
+    /// `outsidePhoneRatio`), the words explain too little of what was said to be the command,
+    /// whatever the other features say: the probability is 0. `nil`: no limit.
+    public var outsidePhoneLimit: Double? = nil
 
     /// Creates a model over named features.
-    public init(weights: [String: Double], intercept: Double, operatingPoint: Double) {
+    public init(weights: [String: Double], intercept: Double, operatingPoint: Double, outsidePhoneLimit: Double? = nil) {
         self.weights = weights
         self.intercept = intercept
         self.operatingPoint = operatingPoint
+        self.outsidePhoneLimit = outsidePhoneLimit
     }
 
     /// Creates a model of the mean acoustic margin alone.
@@ -173,7 +184,8 @@ public struct ConfidenceModel: Sendable, Hashable {
             "logWordCount": 1.289,
         ],
         intercept: 1.169,
-        operatingPoint: 0.87
+        operatingPoint: 0.87,
+        outsidePhoneLimit: 6
     )
 
     /// The margin alone, fitted with a phone-loop reference on 943 results of the shared
@@ -191,6 +203,7 @@ public struct ConfidenceModel: Sendable, Hashable {
 
     /// The probability for named features.
     public func probability(_ features: [String: Double]) -> Double {
+        if let outsidePhoneLimit, let ratio = features["outsidePhoneRatio"], ratio > outsidePhoneLimit { return 0 }
         let sum = weights.reduce(intercept) { $0 + $1.value * (features[$1.key] ?? 0) }
         return 1 / (1 + exp(-sum))
     }

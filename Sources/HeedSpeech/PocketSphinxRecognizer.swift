@@ -742,9 +742,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     ) -> ConfidenceFeatures {
         let spans = words.map { $0.startFrame..<($0.endFrame + 1) }
         let wordFrames = spans.reduce(0) { $0 + $1.count }
-        let phoneCount = words.reduce(0) { count, word in
-            count + max(1, decoder.pronunciation(of: word.word)?.split(separator: " ").count ?? 1)
+        let phones = { (segments: [RawSegment]) in
+            segments.reduce(0) { count, word in count + max(1, self.decoder.pronunciation(of: word.word)?.split(separator: " ").count ?? 1) }
         }
+        let phoneCount = phones(words)
         // Phone-loop phones (silences and noises excluded) whose middle frame falls in the words'
         // frames, and those that fall outside every word of the utterance: speech the words leave out.
         let allSpans = all.map { $0.startFrame..<($0.endFrame + 1) }
@@ -762,6 +763,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             logWordCount: Foundation.log(Double(max(1, words.count))),
             logOutsidePhones: Foundation.log(Double(1 + outsidePhones)),
             speechFraction: Double(allSpans.reduce(0) { $0 + $1.count }) / Double(totalFrames),
+            outsidePhoneRatio: Double(outsidePhones) / Double(max(1, phones(all))),
             loudMargin: margin.perFrame(overLoudest: 0.5, of: spans, energies: energies),
             noiseLevel: noiseLevel
         )
