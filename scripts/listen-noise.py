@@ -34,6 +34,10 @@ prints how many, per hour, and their words by set. With --wake-phrase it listens
 (`--activation wake`) and also counts the wakes, per hour and by set. (The runs of real commands are negatives as
 a whole; a listener that hears one command of a run on its own hears something that was said.)
 
+With --talk-before S, each order comes S seconds after a piece of other talk: Debian's LibriVox
+sentences cut at a quiet frame every 2 to 3 s, so that the talk stops mid-sentence (the pieces
+are used in turn).
+
 With --pause, each order stops mid-sentence for that many seconds of its own room tone (its first
 0.25 s, looped): at the end of the word
 before its middle one, where `HEED recognize --intents intents/examples/coffee.json` hears the
@@ -45,7 +49,7 @@ Prints one JSON object a line. Needs only Python's standard library and a releas
 import argparse, json, os, shlex, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import peak_energy, samples_16k, with_noise, words, work_folder, write_16k
+from benchmarks import LIBRIVOX, librivox_references, peak_energy, samples_16k, with_noise, words, work_folder, write_16k
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -58,10 +62,14 @@ parser.add_argument("--wake-phrase", metavar="P", help="with --talk: listen for 
 parser.add_argument("--wake-threshold", metavar="T", help="with --wake or --wake-phrase: heed listen's --wake-threshold")
 parser.add_argument("--modes", default="off,auto,on")
 parser.add_argument("--pause", type=float, help="seconds of nothing in the middle of each order")
+parser.add_argument("--talk-before", type=float, metavar="S",
+                    help="each order follows a piece of read speech that stops mid-sentence S seconds before it")
 parser.add_argument("--listen-options", default="", help="more arguments for heed listen, as one string")
 args = parser.parse_args()
 if args.wake and args.talk:
     parser.error("--wake and --talk build different streams: give one")
+if args.talk_before is not None and (args.talk or args.wake):
+    parser.error("--talk-before goes with the orders stream")
 if args.wake_phrase and not args.talk:
     parser.error("--wake-phrase goes with --talk (--wake uses each recording's own phrase)")
 
@@ -132,6 +140,25 @@ def pause_points(paths):
             points[result["file"]] = int(heard[len(heard) // 2 - 1]["end"] * RATE)
     return points
 
+def talk_pieces():
+    """Debian's LibriVox sentences cut at their quietest 10 ms frame 2 to 3 s after the last cut:
+    someone else's talk, stopping mid-sentence."""
+    pieces = []
+    for name in librivox_references():
+        samples = read(os.path.join(LIBRIVOX, name + ".wav"))
+        energy = [sum(x * x for x in samples[i:i + 160]) for i in range(0, len(samples) - 160, 160)]
+        start = 0
+        while start + 400 < len(energy):
+            cut = min(range(start + 200, start + 300), key=lambda i: energy[i])
+            pieces.append(samples[start * 160:cut * 160])
+            start = cut
+        pieces.append(samples[start * 160:])
+    return pieces
+
+pieces = talk_pieces() if args.talk_before is not None else []
+if pieces:
+    print(f"{len(pieces)} pieces of talk, each ending {args.talk_before:g} s before an order", file=sys.stderr)
+
 points = pause_points([path for _, _, _, items in groups for path, _ in items]) if args.pause else {}
 if args.pause:
     print(f"pause of {args.pause:g} s in {len(points)} of {sum(len(items) for _, _, _, items in groups)} recordings", file=sys.stderr)
@@ -150,6 +177,8 @@ for name, extra, before, items in groups:
         start = len(speech)
         if before:
             speech += before + [0] * int(0.7 * RATE)
+        if pieces:
+            speech += pieces[len(spans) % len(pieces)] + [0] * int(args.talk_before * RATE)
         spans.append((start / RATE, (len(speech) + len(samples) + GAP) / RATE, label))
         speech += samples + [0] * GAP
     streams.append((name, extra, speech, spans))

@@ -102,6 +102,14 @@ public struct Endpointer: Sendable {
 
         /// The samples as audio to recognize.
         public var audio: AudioBuffer { AudioBuffer(samples: samples, sampleRate: Endpointer.sampleRate) }
+
+        /// What the utterance holds from `sample` on (an index into ``samples``), as an utterance of
+        /// its own: the words after a pause the listener waited out.
+        public func from(sample: Int) -> Utterance {
+            let first = min(max(0, sample), samples.count)
+            let start = start + Double(first) / Double(Endpointer.sampleRate)
+            return Utterance(samples: Array(samples[first...]), start: start, speechStart: max(speechStart, start), speechEnd: speechEnd, ending: ending)
+        }
     }
 
     /// What the endpointer noticed in the samples just fed.

@@ -145,7 +145,11 @@ public protocol SpeechRecognizer: AnyObject {
 
     /// Starts decoding an utterance as it is spoken, with the active grammar: partial results
     /// while it comes, and a final result from ``finishLiveDecoding()`` soon after its end.
-    func startLiveDecoding() throws(RecognizerError)
+    /// `words` were heard before a pause that the new audio comes after: the sentence checks
+    /// (``liveQuietAfterSentence``, ``liveSentenceUnfinished``) take them with the new words as
+    /// well as the new words alone, for a speaker who went on after the pause as for one who
+    /// began anew (an empty list: the utterance's start).
+    func startLiveDecoding(after words: [String]) throws(RecognizerError)
 
     /// Feeds the next chunk of the live utterance (samples at ``AudioBuffer/recognitionSampleRate``).
     func decodeLive(_ chunk: [Int16]) throws(RecognizerError)
@@ -172,6 +176,11 @@ public protocol SpeechRecognizer: AnyObject {
 }
 
 extension SpeechRecognizer {
+    /// Starts decoding an utterance as it is spoken, from its start.
+    public func startLiveDecoding() throws(RecognizerError) {
+        try startLiveDecoding(after: [])
+    }
+
     /// Compiles a grammar and keeps it under its name without making it active.
     public func loadGrammar(_ grammar: Grammar) throws(RecognizerError) {
         try loadGrammar(grammar, activate: false)

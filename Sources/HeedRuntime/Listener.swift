@@ -379,6 +379,12 @@ public actor Listener {
     private func nextUtterance(_ purpose: Purpose, timeout: Double?) throws -> Heard {
         let started = endpointer.position
         var speculative: (sampleCount: Int, result: RecognitionResult, denoised: Bool?)?
+        // The words heard before the pause in progress when it is held open, and where the speech
+        // after each held pause begins (with its pre-roll): what may be a command of its own,
+        // said just after someone else's talk.
+        var held: [String]?
+        var heldWords: [String] = []
+        var afterHeldPauses: [Int] = []
         var lastPartial = ""
         var lastPartialTime = -Double.infinity
         while true {
@@ -428,6 +434,7 @@ public actor Listener {
                 case .likelyEnd(let utterance):
                     guard purpose.decodes else { continue }
                     let unfinished = recognizer.liveSentenceUnfinished
+                    let words = recognizer.liveHypothesis.split(separator: " ").map(String.init)
                     let decoded = decodable(utterance.audio)
                     let result = try recognizer.recognize(decoded.audio)
                     speculative = (utterance.samples.count, result, decoded.denoised)
@@ -435,12 +442,20 @@ public actor Listener {
                     // was said so far already makes a command that would be taken.
                     if unfinished, result.judged(at: threshold(for: purpose)).rejected {
                         endpointer.holdOpen(forQuiet: configuration.unfinishedEndSilence)
+                        held = heldWords + words
                     }
                 case .speechResumed:
                     guard purpose.decodes, speculative != nil else { continue }
                     speculative = nil
-                    try recognizer.startLiveDecoding()
-                    try recognizer.decodeLive(endpointer.currentSamples)
+                    // After a held pause the live pass hears the new speech alone, and judges its
+                    // words as going on from those before the pause or as beginning anew.
+                    if let words = held {
+                        let preRoll = Int(endpointer.configuration.preRoll * Double(Endpointer.sampleRate))
+                        afterHeldPauses.append(max(0, endpointer.currentSamples.count - Endpointer.sampleRate / 100 - preRoll))
+                        (heldWords, held) = (words, nil)
+                    }
+                    try recognizer.startLiveDecoding(after: heldWords)
+                    try recognizer.decodeLive(Array(endpointer.currentSamples.dropFirst(afterHeldPauses.last ?? 0)))
                 case .speechEnded(let utterance):
                     let ended = ContinuousClock.now
                     recognizer.stopLiveDecoding()
@@ -454,8 +469,9 @@ public actor Listener {
                         continue
                     }
                     guard purpose.decodes else { return .utterance(utterance, nil, ended: ended) }
+                    var utterance = utterance
                     var result: RecognitionResult
-                    let denoised: Bool?
+                    var denoised: Bool?
                     if let speculative, speculative.sampleCount == utterance.samples.count {
                         result = speculative.result.judged(at: threshold(for: purpose))
                         denoised = speculative.denoised
@@ -464,9 +480,21 @@ public actor Listener {
                         result = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
                         denoised = decoded.denoised
                     }
+                    // A pause was waited out and what came of it is no command: the words after the
+                    // pause may be one of their own, said just after someone else's talk.
+                    // The last two pauses, the last first: talk may have been held more than once.
+                    var afterPause = false
+                    for start in afterHeldPauses.suffix(2).reversed() where result.rejected && !afterPause {
+                        let words = utterance.from(sample: start)
+                        let decoded = decodable(words.audio)
+                        let heard = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
+                        if !heard.rejected {
+                            (utterance, result, denoised, afterPause) = (words, heard, decoded.denoised, true)
+                        }
+                    }
                     var repeated = false
                     if purpose == .command, configuration.activation == .always { (result, repeated) = judgedAsRepeat(result, of: utterance) }
-                    sendFinal(result, of: utterance, denoised: denoised, repeated: repeated, ended: ended)
+                    sendFinal(result, of: utterance, denoised: denoised, repeated: repeated, afterPause: afterPause, ended: ended)
                     return .utterance(utterance, result, ended: ended)
                 }
             }
@@ -840,13 +868,14 @@ public actor Listener {
     /// Reports a final result, with how long after the end of speech it was ready.
     /// - Parameter denoised: whether the decoded audio went through the noise suppressor (`nil`: suppression is off).
     private func sendFinal(
-        _ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, repeated: Bool = false, ended: ContinuousClock.Instant
+        _ result: RecognitionResult, of utterance: Endpointer.Utterance, denoised: Bool?, repeated: Bool = false, afterPause: Bool = false,
+        ended: ContinuousClock.Instant
     ) {
         let final = ListenerEvent.FinalResult(
             text: result.text, confidence: result.confidence, rejected: result.rejected, alternatives: result.alternatives.map(\.text),
             milliseconds: ["decode": result.decodeSeconds * 1000, "afterEndOfSpeech": (ContinuousClock.now - ended).milliseconds],
             snrDecibels: SignalToNoise.estimate(utterance.samples, sampleRate: Endpointer.sampleRate).map { ($0 * 10).rounded() / 10 },
-            denoised: denoised, repeated: repeated ? true : nil)
+            denoised: denoised, repeated: repeated ? true : nil, afterPause: afterPause ? true : nil)
         send(.final(time: utterance.speechEnd, final))
     }
 }

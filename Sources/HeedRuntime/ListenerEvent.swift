@@ -56,10 +56,14 @@ public enum ListenerEvent: Sendable, Encodable {
         /// `true` when the result was accepted because it repeats the utterance before it: the
         /// same intent with the same values, unsure both times (``Listener/Configuration/repeatWindow``).
         public var repeated: Bool?
+        /// `true` when the utterance ran on through a pause the listener waited out
+        /// (``Listener/Configuration/unfinishedEndSilence``), the whole was no command, and the
+        /// words after the pause were one: this result is theirs alone.
+        public var afterPause: Bool?
 
         public init(
             text: String, confidence: Double, rejected: Bool, alternatives: [String], milliseconds: [String: Double], snrDecibels: Double?,
-            denoised: Bool? = nil, repeated: Bool? = nil
+            denoised: Bool? = nil, repeated: Bool? = nil, afterPause: Bool? = nil
         ) {
             self.text = text
             self.confidence = confidence
@@ -69,6 +73,7 @@ public enum ListenerEvent: Sendable, Encodable {
             self.snrDecibels = snrDecibels
             self.denoised = denoised
             self.repeated = repeated
+            self.afterPause = afterPause
         }
     }
 
@@ -144,7 +149,7 @@ public enum ListenerEvent: Sendable, Encodable {
 
     private enum Key: String, CodingKey {
         case event, time, text, isFinal, confidence, rejected, alternatives, mode, reason, spoken, status, intent, milliseconds, snrDecibels
-        case denoised, repeated
+        case denoised, repeated, afterPause
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -174,6 +179,7 @@ public enum ListenerEvent: Sendable, Encodable {
             try container.encodeIfPresent(result.snrDecibels, forKey: .snrDecibels)
             try container.encodeIfPresent(result.denoised, forKey: .denoised)
             try container.encodeIfPresent(result.repeated, forKey: .repeated)
+            try container.encodeIfPresent(result.afterPause, forKey: .afterPause)
         case .ignored(_, let reason, let text, let confidence):
             try container.encode(reason, forKey: .reason)
             try container.encodeIfPresent(text, forKey: .text)

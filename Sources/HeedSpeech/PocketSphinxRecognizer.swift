@@ -83,6 +83,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     private var utterance: [Int16] = []
     private var utteranceCPUSeconds = 0.0
     private var liveUtterance = false
+    /// The words heard before the pause the live utterance comes after (``startLiveDecoding(after:)``).
+    private var liveWordsBefore: [String] = []
 
     /// Seconds spent loading the model, dictionary and grammar.
     public let loadSeconds: Double
@@ -509,13 +511,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Starts decoding an utterance as it is spoken, with the active grammar. The search uses
     /// the running cepstral mean (``recognize(_:)`` the whole utterance's); `heed eval --live`
     /// measures what that costs in accuracy (docs/RECOGNITION.md).
-    public func startLiveDecoding() throws(RecognizerError) {
+    public func startLiveDecoding(after words: [String]) throws(RecognizerError) {
         if liveUtterance { stopLiveDecoding() }
         try decoder.selectSearch(activeSearch)
         try decoder.startUtterance()
         utterance.removeAll(keepingCapacity: true)
         utteranceCPUSeconds = 0
         liveUtterance = true
+        liveWordsBefore = words
     }
 
     /// Feeds the next chunk of the live utterance.
@@ -547,7 +550,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// dictation. The listener ends an utterance on it where a noisy room keeps the endpointer
     /// in speech (docs/LISTEN.md, "Ending an utterance").
     public var liveQuietAfterSentence: Double? {
-        guard liveUtterance, !grammar.isDictation, let path = liveWordsThenQuiet(), grammar.accepts(path.words) else { return nil }
+        guard liveUtterance, !grammar.isDictation, let path = liveWordsThenQuiet(),
+            grammar.accepts(path.words) || (!liveWordsBefore.isEmpty && grammar.accepts(liveWordsBefore + path.words))
+        else { return nil }
         // The path's last segment ends at the frame just decoded. (A live pass's frames count
         // from the decoder's first utterance, not from this one's start.)
         return Double(path.now - path.lastWordEnd) / Self.framesPerSecond
@@ -559,7 +564,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard liveUtterance, let finiteState = grammar.finiteState, let path = liveWordsThenQuiet() else { return false }
         // Other talk's loop ends where it likes: only the grammar's words can be unfinished.
         guard !path.words.contains(where: OtherSpeechLoop.isWord) else { return false }
-        return !grammar.accepts(path.words) && finiteState.begins(path.words)
+        // After a pause waited out, the words may go on from those before it or begin anew.
+        let readings = liveWordsBefore.isEmpty ? [path.words] : [path.words, liveWordsBefore + path.words]
+        return !readings.contains(where: grammar.accepts) && readings.contains(where: finiteState.begins)
     }
 
     /// The live best path's words when only silence and noise fillers follow the last of them:

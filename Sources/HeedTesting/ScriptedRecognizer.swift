@@ -112,7 +112,7 @@ public final class ScriptedRecognizer: SpeechRecognizer {
         self.pronunciations.merge(pronunciations) { _, new in new }
     }
 
-    public func startLiveDecoding() throws(RecognizerError) {
+    public func startLiveDecoding(after words: [String]) throws(RecognizerError) {
         log.append("live \(activeGrammar)")
         live = (0, true)
     }

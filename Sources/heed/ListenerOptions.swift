@@ -64,7 +64,8 @@ struct ListenerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds of quiet that end an utterance whose words so far only begin a command (\"set a timer for …\").",
             discussion: "People stop mid-command to think: such a pause does not end the command unless it lasts this long. "
-                + "--end-silence or less turns the wait off.",
+                + "When what ran on through the pause is no command, the speech after the pause is heard on its own: a command "
+                + "said just after someone else's talk (its final says \"afterPause\": true). --end-silence or less turns the wait off.",
             valueName: "seconds"))
     var hesitation = Listener.Configuration().unfinishedEndSilence
 

@@ -44,6 +44,7 @@ extension ListenerEvent {
     var rejected: Bool? { if case .final(_, let result) = self { result.rejected } else { nil } }
 
     var repeated: Bool? { if case .final(_, let result) = self { result.repeated } else { nil } }
+    var afterPause: Bool? { if case .final(_, let result) = self { result.afterPause } else { nil } }
 
     /// The stage timings of a grammar rebuild.
     var milliseconds: [String: Double]? {

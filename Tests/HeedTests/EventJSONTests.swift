@@ -29,6 +29,8 @@ struct EventJSONTests {
          #"{"alternatives":["set a timer for nine minutes"],"confidence":0.5,"event":"final","isFinal":true,"milliseconds":{"afterEndOfSpeech":0.25,"decode":120},"rejected":false,"snrDecibels":21.6,"text":"set a timer for five minutes","time":2}"#),
         (.final(time: 2, .init(text: "pause", confidence: 0.9, rejected: false, alternatives: [], milliseconds: ["decode": 1, "afterEndOfSpeech": 2], snrDecibels: 9.5, denoised: true)),
          #"{"alternatives":[],"confidence":0.9,"denoised":true,"event":"final","isFinal":true,"milliseconds":{"afterEndOfSpeech":2,"decode":1},"rejected":false,"snrDecibels":9.5,"text":"pause","time":2}"#),
+        (.final(time: 2, .init(text: "pause", confidence: 0.9, rejected: false, alternatives: [], milliseconds: ["decode": 1, "afterEndOfSpeech": 2], snrDecibels: nil, afterPause: true)),
+         #"{"afterPause":true,"alternatives":[],"confidence":0.9,"event":"final","isFinal":true,"milliseconds":{"afterEndOfSpeech":2,"decode":1},"rejected":false,"text":"pause","time":2}"#),
         (.final(time: 2, .init(text: "", confidence: 0, rejected: true, alternatives: [], milliseconds: ["decode": 1, "afterEndOfSpeech": 2], snrDecibels: nil)),
          #"{"alternatives":[],"confidence":0,"event":"final","isFinal":true,"milliseconds":{"afterEndOfSpeech":2,"decode":1},"rejected":true,"text":"","time":2}"#),
         (.ignored(time: 3, reason: "too short to be a command"), #"{"event":"ignored","reason":"too short to be a command","time":3}"#),

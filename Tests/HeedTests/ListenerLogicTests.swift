@@ -97,6 +97,31 @@ import Testing
         }
     }
 
+    @Test func aCommandJustAfterSomeoneElsesTalkIsHeardOnItsOwn() async throws {
+        // Talk that stops mid-sentence ("set a timer for pizza" at the pause, not taken) is held
+        // open, the command 1 s later runs into it, and the whole is no command (0.1): the words
+        // after the pause are decoded on their own and taken when they are a command. When they
+        // are not, the whole is what is reported.
+        let audio = TestAudio.utterance(after: 0, seed: 1) + TestAudio.roomNoise(seconds: 1) + TestAudio.utterance(before: 0, seed: 2)
+        for (afterThePause, taken) in [(0.95, true), (0.3, false)] {
+            let log = ListenerLog()
+            let listener = try Self.listener(
+                audio,
+                script: [
+                    Line("set a timer for pizza", confidence: 0.3), Line("set a timer for pizza set a timer", confidence: 0.1),
+                    Line("set a timer for ten minutes", confidence: afterThePause),
+                ],
+                log: log, unfinishedSeconds: 2.0)
+            try await listener.run()
+            let finals = log.listenerEvents.filter { $0.event == "final" }
+            #expect(finals.count == 1)
+            #expect(finals.first?.text == (taken ? "set a timer for ten minutes" : "set a timer for pizza set a timer"))
+            #expect(finals.first?.afterPause == (taken ? true : nil))
+            #expect(finals.first?.rejected == !taken)
+            #expect(log.listenerEvents.contains { $0.intent != nil } == taken)
+        }
+    }
+
     @Test func nothingHeardIsNotACommand() async throws {
         let log = ListenerLog()
         let listener = try Self.listener(TestAudio.utterance(), script: [], log: log)
