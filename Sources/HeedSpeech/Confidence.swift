@@ -90,8 +90,8 @@ struct ConfidenceFeatures {
     /// Word frames over all frames.
     var speechFraction: Double
     /// The phones the free loop found outside the utterance's words for each phone of the words'
-    /// pronunciations: large when a word is picked out of a long stretch of other speech (a "to"
-    /// in a coffee order heard as "two" by a one-digit grammar), at most 4.5 for the commands of
+    /// pronunciations: large when a word is picked out of a long stretch of other speech (a coffee
+    /// order heard as "two" by a one-digit grammar), at most 4.5 for the commands of
     /// every real set, in noise too (docs/MEASUREMENTS.md, "Words that explain too little").
     var outsidePhoneRatio: Double
     /// Mean margin per frame over the louder half of the words' frames.
