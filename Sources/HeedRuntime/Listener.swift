@@ -439,8 +439,9 @@ public actor Listener {
                     let result = try recognizer.recognize(decoded.audio)
                     speculative = (utterance.samples.count, result, decoded.denoised)
                     // Mid-sentence, a pause is more likely one to think than the end, unless what
-                    // was said so far already makes a command that would be taken.
-                    if unfinished, result.judged(at: threshold(for: purpose)).rejected {
+                    // was said so far already makes a command that would be taken. One pause an
+                    // utterance: held talk would otherwise run on from pause to pause.
+                    if unfinished, afterHeldPauses.isEmpty, result.judged(at: threshold(for: purpose)).rejected {
                         endpointer.holdOpen(forQuiet: configuration.unfinishedEndSilence)
                         held = heldWords + words
                     }
