@@ -379,12 +379,11 @@ public actor Listener {
     private func nextUtterance(_ purpose: Purpose, timeout: Double?) throws -> Heard {
         let started = endpointer.position
         var speculative: (sampleCount: Int, result: RecognitionResult, denoised: Bool?)?
-        // The words heard before the pause in progress when it is held open, and where the speech
-        // after each held pause begins (with its pre-roll): what may be a command of its own,
-        // said just after someone else's talk.
+        // The words heard before the pause held open (one an utterance), and where the speech
+        // after it begins, with its pre-roll: what may be a command of its own, said just after
+        // someone else's talk.
         var held: [String]?
-        var heldWords: [String] = []
-        var afterHeldPauses: [Int] = []
+        var afterHeldPause: Int?
         var lastPartial = ""
         var lastPartialTime = -Double.infinity
         while true {
@@ -434,29 +433,28 @@ public actor Listener {
                 case .likelyEnd(let utterance):
                     guard purpose.decodes else { continue }
                     let unfinished = recognizer.liveSentenceUnfinished
-                    let words = recognizer.liveHypothesis.split(separator: " ").map(String.init)
+                    let words = unfinished ? recognizer.liveHypothesis.split(separator: " ").map(String.init) : []
                     let decoded = decodable(utterance.audio)
                     let result = try recognizer.recognize(decoded.audio)
                     speculative = (utterance.samples.count, result, decoded.denoised)
                     // Mid-sentence, a pause is more likely one to think than the end, unless what
                     // was said so far already makes a command that would be taken. One pause an
                     // utterance: held talk would otherwise run on from pause to pause.
-                    if unfinished, afterHeldPauses.isEmpty, result.judged(at: threshold(for: purpose)).rejected {
+                    if unfinished, held == nil, result.judged(at: threshold(for: purpose)).rejected {
                         endpointer.holdOpen(forQuiet: configuration.unfinishedEndSilence)
-                        held = heldWords + words
+                        held = words
                     }
                 case .speechResumed:
                     guard purpose.decodes, speculative != nil else { continue }
                     speculative = nil
                     // After a held pause the live pass hears the new speech alone, and judges its
                     // words as going on from those before the pause or as beginning anew.
-                    if let words = held {
+                    if held != nil, afterHeldPause == nil {
                         let preRoll = Int(endpointer.configuration.preRoll * Double(Endpointer.sampleRate))
-                        afterHeldPauses.append(max(0, endpointer.currentSamples.count - Endpointer.sampleRate / 100 - preRoll))
-                        (heldWords, held) = (words, nil)
+                        afterHeldPause = max(0, endpointer.currentSamples.count - Endpointer.sampleRate / 100 - preRoll)
                     }
-                    try recognizer.startLiveDecoding(after: heldWords)
-                    try recognizer.decodeLive(Array(endpointer.currentSamples.dropFirst(afterHeldPauses.last ?? 0)))
+                    try recognizer.startLiveDecoding(after: held ?? [])
+                    try recognizer.decodeLive(Array(endpointer.currentSamples.dropFirst(afterHeldPause ?? 0)))
                 case .speechEnded(let utterance):
                     let ended = ContinuousClock.now
                     recognizer.stopLiveDecoding()
@@ -483,10 +481,9 @@ public actor Listener {
                     }
                     // A pause was waited out and what came of it is no command: the words after the
                     // pause may be one of their own, said just after someone else's talk.
-                    // The last two pauses, the last first: talk may have been held more than once.
                     var afterPause = false
-                    for start in afterHeldPauses.suffix(2).reversed() where result.rejected && !afterPause {
-                        let words = utterance.from(sample: start)
+                    if result.rejected, let afterHeldPause {
+                        let words = utterance.from(sample: afterHeldPause)
                         let decoded = decodable(words.audio)
                         let heard = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
                         if !heard.rejected {

@@ -122,6 +122,25 @@ import Testing
         }
     }
 
+    @Test func onlyOnePauseAnUtteranceIsHeld() async throws {
+        // Unfinished words before each of two 1 s pauses, the decode at each not taken: the first
+        // pause is waited out, the second ends the utterance, and what follows it is the next one.
+        // (Held talk would otherwise run on from pause to pause.)
+        let pause = TestAudio.roomNoise(seconds: 1)
+        let audio = TestAudio.utterance(after: 0, seed: 1) + pause + TestAudio.utterance(before: 0, after: 0, seed: 2) + pause
+            + TestAudio.utterance(before: 0, seed: 3)
+        let log = ListenerLog()
+        let listener = try Self.listener(
+            audio, script: [Line("set a timer for pizza", confidence: 0.3), Line("set a timer for", confidence: 0.3)], log: log,
+            unfinishedSeconds: 2.0)
+        try await listener.run()
+        let endings = log.listenerEvents.compactMap { event -> String? in
+            if case .speechEnded(_, let ending) = event { ending } else { nil }
+        }
+        #expect(endings.count == 2, "\(endings)")
+        #expect(endings.first == "complete")
+    }
+
     @Test func nothingHeardIsNotACommand() async throws {
         let log = ListenerLog()
         let listener = try Self.listener(TestAudio.utterance(), script: [], log: log)
