@@ -204,7 +204,9 @@ public struct ConfidenceModel: Sendable, Hashable {
     /// The probability for named features.
     public func probability(_ features: [String: Double]) -> Double {
         if let outsidePhoneLimit, let ratio = features["outsidePhoneRatio"], ratio > outsidePhoneLimit { return 0 }
-        let sum = weights.reduce(intercept) { $0 + $1.value * (features[$1.key] ?? 0) }
+        // In the order of the names: a dictionary's own order changes from run to run, and with it
+        // the last bit of the sum.
+        let sum = weights.sorted { $0.key < $1.key }.reduce(intercept) { $0 + $1.value * (features[$1.key] ?? 0) }
         return 1 / (1 + exp(-sum))
     }
 }

@@ -38,6 +38,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         /// grammar path is measured against. Without it the reference is the decoder's own
         /// per-frame normalisation: half the decoding time, slightly weaker rejection.
         public var phoneLoopReference: Bool
+        /// Where the phone loop is decoded beside the grammar pass, on another core: the result
+        /// is the same and ready sooner, for the memory of a second decoder. `nil`: on this
+        /// recognizer's own decoder, after the alignment.
+        public var phoneLoopHelpers: PhoneLoopHelpers? = .shared
         /// The loop beside a command grammar's sentences that takes other talk
         /// (``Grammar/hearsOtherSpeech``); `nil` decodes the grammar alone.
         public var otherSpeechLoop: OtherSpeechLoop? = .standard
@@ -73,6 +77,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     private let configuration: Configuration
     private let decoder: SphinxDecoder
+    /// The flags of a helper decoder for this recognizer's phone loop (``PhoneLoopHelpers``).
+    private let phoneLoopArguments: [String: String]
     private let log: SphinxLogSink
     /// The loaded grammars by name; each is a named search of the decoder.
     private var grammars: [String: LoadedGrammar] = [:]
@@ -127,6 +133,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         arguments.merge(configuration.decoderOptions) { _, override in override }
         let decoder = try SphinxDecoder(arguments: arguments)
         self.decoder = decoder
+        // The phone loop needs the model and its settings, not the words.
+        var phoneLoopArguments = arguments
+        phoneLoopArguments["-dict"] = "/dev/null"
+        phoneLoopArguments["-lm"] = nil
+        self.phoneLoopArguments = phoneLoopArguments
         var lexicon = Lexicon(
             dictionaryPath: configuration.dictionaryPath, additional: configuration.additionalPronunciations,
             decoderHasDictionary: grammar.isDictation)
@@ -418,10 +429,24 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
         let cpuStart = threadCPUSeconds()
         if let silence = silenceResult(cpuStart: cpuStart) { return silence }
+        let phoneLoop = startPhoneLoopBeside()
         var lastWords: String?
         let best = try decode(search: activeSearch, lastWords: &lastWords)
-        return try result(best: best, lastWords: lastWords, cpuStart: cpuStart)
+        return try result(best: best, lastWords: lastWords, phoneLoop: phoneLoop, cpuStart: cpuStart)
     }
+
+    /// The phone loop over the utterance started on a helper decoder, when one is free
+    /// (``PhoneLoopHelpers``); `nil` decodes it on this decoder after the alignment.
+    private func startPhoneLoopBeside() -> PhoneLoopHelpers.Job? {
+        phoneLoopRanBeside = false
+        guard configuration.phoneLoopReference, let helpers = configuration.phoneLoopHelpers else { return nil }
+        let job = helpers.start(utterance, arguments: phoneLoopArguments)
+        phoneLoopRanBeside = job != nil
+        return job
+    }
+
+    /// Whether the last result's phone loop was decoded on a helper decoder (``PhoneLoopHelpers``).
+    public private(set) var phoneLoopRanBeside = false
 
     /// The result of an utterance with no frame loud enough to hold speech, or `nil`.
     private func silenceResult(cpuStart: Double) -> RecognitionResult? {
@@ -444,8 +469,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// alternatives, the alignment and phone loop that confidence is measured on.
     /// - Parameter live: the segments come from a live pass, whose frames count from the start of
     ///   the decoder's stream, not of the utterance: the words take the alignment's times.
-    private func result(best: [RawSegment], lastWords: String?, cpuStart: Double, live: Bool = false) throws(RecognizerError)
-        -> RecognitionResult
+    /// - Parameter phoneLoop: the phone loop under way beside this decoder, if one is.
+    private func result(best: [RawSegment], lastWords: String?, phoneLoop: PhoneLoopHelpers.Job?, cpuStart: Double, live: Bool = false)
+        throws(RecognizerError) -> RecognitionResult
     {
         var (best, lastWords, live) = (best, lastWords, live)
         if best.contains(where: { OtherSpeechLoop.isWord($0.word) }) {
@@ -472,8 +498,15 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             if live, alignedWords.count == words.count { words = alignedWords }
         }
         let aligned = alignment.isEmpty ? best : alignment
-        let phones = configuration.phoneLoopReference ? try decode(search: Self.phoneLoopSearch) : []
-        let cpuSeconds = threadCPUSeconds() - cpuStart
+        var phones: [RawSegment] = []
+        var helperCPUSeconds = 0.0
+        if let phoneLoop {
+            (phones, helperCPUSeconds) = try phoneLoop.wait()
+        } else if configuration.phoneLoopReference {
+            phones = try decode(search: Self.phoneLoopSearch)
+        }
+        // Both decoders' work, wherever it ran.
+        let cpuSeconds = threadCPUSeconds() - cpuStart + helperCPUSeconds
 
         let text = words.map { Self.baseWord($0.word) }.joined(separator: " ")
         let margin = AcousticMargin(grammar: aligned, phoneLoop: phones)
@@ -600,7 +633,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         liveUtterance = false
         try decoder.endUtterance()
         if let silence = silenceResult(cpuStart: cpuStart) { return silence }
-        var result = try self.result(best: decoder.segments(), lastWords: lastWords, cpuStart: cpuStart, live: true)
+        let phoneLoop = startPhoneLoopBeside()
+        var result = try self.result(best: decoder.segments(), lastWords: lastWords, phoneLoop: phoneLoop, cpuStart: cpuStart, live: true)
         result.decodeSeconds += utteranceCPUSeconds
         return result
     }
@@ -665,15 +699,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// is finalised (whatever grammar state it is in).
     private func decode(search: String, lastWords: inout String?) throws(RecognizerError) -> [RawSegment] {
         stopLiveDecoding()
-        try decoder.selectSearch(search)
-        decoder.startStream()
-        try decoder.startUtterance()
-        try utterance.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
-            try decoder.process(samples, wholeUtterance: true)
-        }
-        lastWords = decoder.hypothesis()?.text
-        try decoder.endUtterance()
-        return decoder.segments()
+        let decoded = try decoder.decodeUtterance(utterance, search: search)
+        lastWords = decoded.lastHypothesis
+        return decoded.segments
     }
 
     /// The words of the last frame's best path when they are a whole sentence of the grammar.

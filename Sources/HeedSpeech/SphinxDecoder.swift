@@ -8,7 +8,7 @@ internal import CPocketSphinx
 import HeedCore
 
 /// A word segment as the decoder reports it, in frames (100 frames a second).
-struct RawSegment: Equatable {
+struct RawSegment: Equatable, Sendable {
     var word: String
     var startFrame: Int
     var endFrame: Int
@@ -268,6 +268,21 @@ final class SphinxDecoder {
 
     /// Resets frame counting and speech detection for a new stream.
     func startStream() { ps_start_stream(raw) }
+
+    /// Decodes one whole utterance with the named search (batch cepstral mean): its segments, and
+    /// the best path at the last frame before the search was finalised (whatever grammar state
+    /// it is in).
+    func decodeUtterance(_ samples: [Int16], search: String) throws(RecognizerError) -> (segments: [RawSegment], lastHypothesis: String?) {
+        try selectSearch(search)
+        startStream()
+        try startUtterance()
+        try samples.withUnsafeBufferPointer { (buffer) throws(RecognizerError) in
+            try process(buffer, wholeUtterance: true)
+        }
+        let lastHypothesis = hypothesis()?.text
+        try endUtterance()
+        return (segments(), lastHypothesis)
+    }
 
     func startUtterance() throws(RecognizerError) {
         dither = ditherSeed.map(SeededGenerator.init(seed:))

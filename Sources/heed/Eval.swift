@@ -92,7 +92,11 @@ struct Eval: ParsableCommand {
         let catalog = intents.isEmpty ? nil : context.apply(to: try intents.loadCatalog())
         let registered = catalog == nil ? .empty : try vocabulary.snapshot(dictionaryPath: recognizer.dictionary)
         let setup = try catalog.map { try recognizer.setup($0, vocabulary: registered) }
-        let makeRecognizer = try recognizer.recognizerFactory(grammar: grammar, setup: setup)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let workers = jobs ?? cores
+        // Phone loops beside the grammar passes only on the cores the jobs leave free.
+        let makeRecognizer = try recognizer.recognizerFactory(
+            grammar: grammar, setup: setup, phoneLoopHelpers: workers < cores ? PhoneLoopHelpers(limit: cores - workers) : nil)
         let condition = try noise.condition()
         let showProgress = standardErrorIsTerminal
         let evaluation = Evaluation(
@@ -107,7 +111,7 @@ struct Eval: ParsableCommand {
             live: live,
             denoising: (recognizer.denoise.mode(wholeRecordings: true), recognizer.denoise.settings)
         )
-        let report = try evaluation.run(workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount, makeRecognizer: makeRecognizer) {
+        let report = try evaluation.run(workers: workers, makeRecognizer: makeRecognizer) {
             index, count, file in
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K[\(index)/\(count)] \(file)".utf8)) }
         }

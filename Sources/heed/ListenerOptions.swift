@@ -158,7 +158,9 @@ struct ListenerOptions: ParsableArguments {
 
         // Contextual intents ("louder", "skip") join the grammar while something they are for is going on.
         let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)
-        let decoder = try recognizer.makeRecognizer(setup: setup)
+        // The listener decodes an utterance while its closing pause is still being waited out:
+        // a second decoder for the phone loop would save no wait, only cost its memory.
+        let decoder = try recognizer.makeRecognizer(setup: setup, phoneLoopHelpers: nil)
         // Start-up peaked here: the model and grammar loaded beside the code that loaded them.
         Allocator.returnFreedMemory()
         Allocator.releaseFilePages()

@@ -132,20 +132,26 @@ struct RecognizerOptions: ParsableArguments {
 
     /// Loads the recognizer with the grammar of `setup` when given, else of `grammar`
     /// (`--grammar`). Its errors end the command with status 1.
-    func makeRecognizer(grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false) throws -> PocketSphinxRecognizer {
-        try recognizerFactory(grammar: grammar, setup: setup, lenient: lenient)()
+    /// - Parameter phoneLoopHelpers: where the phone loop is decoded beside the grammar pass
+    ///   (`nil`: after it, on the recognizer's own decoder).
+    func makeRecognizer(
+        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false, phoneLoopHelpers: PhoneLoopHelpers? = .shared
+    ) throws -> PocketSphinxRecognizer {
+        try recognizerFactory(grammar: grammar, setup: setup, lenient: lenient, phoneLoopHelpers: phoneLoopHelpers)()
     }
 
     /// Returns a function that loads a recognizer of `setup`'s grammar, or else of `--grammar`,
     /// for commands that decode with several recognizers at once (`heed eval --jobs`).
     func recognizerFactory(
-        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false
+        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false, phoneLoopHelpers: PhoneLoopHelpers? = .shared
     ) throws -> @Sendable () throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
         if setup != nil, grammar?.grammar != nil {
             throw ValidationError("give either --grammar or --intents: with --intents the grammar is compiled from the intents")
         }
-        let settings = decoderConfiguration(forIntents: setup != nil, lenient: lenient)
+        var configuration = decoderConfiguration(forIntents: setup != nil, lenient: lenient)
+        configuration.phoneLoopHelpers = phoneLoopHelpers
+        let settings = configuration
         let logger = Logger(label: "heed")
         if let setup { return { try setup.makeRecognizer(configuration: settings, logger: logger) } }
         let file = try Grammar.file(try (grammar ?? GrammarOption()).resolvedPath())
