@@ -85,14 +85,16 @@ def with_noise(speech, speech_peak, noise, snr):
     return [x * scale for x in mixed]
 
 
-def decode_timed(decoder, samples):
-    """One whole utterance through a PocketSphinx 5 decoder: its hypothesis and CPU seconds."""
-    started = time.process_time()
+def decode_timed(decoder, samples, wall=False):
+    """One whole utterance through a PocketSphinx 5 decoder: its hypothesis and CPU seconds
+    (and, with `wall`, the seconds it took)."""
+    started, started_wall = time.process_time(), time.perf_counter()
     decoder.start_utt()
     decoder.process_raw(samples, full_utt=True)
     decoder.end_utt()
     cpu = time.process_time() - started
-    return (decoder.hyp().hypstr if decoder.hyp() else ""), cpu
+    hypothesis = decoder.hyp().hypstr if decoder.hyp() else ""
+    return (hypothesis, cpu, time.perf_counter() - started_wall) if wall else (hypothesis, cpu)
 
 
 def start_service(heed, work, client, serve_arguments, environment=None):
