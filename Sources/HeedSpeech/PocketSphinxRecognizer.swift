@@ -122,7 +122,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             "-wbeam": "1e-35",
             // Exact digital silence (synthesized speech, padded clips) has no defined log energy;
             // without dither the search lost the right sentence on such audio. Seeded, and done
-            // by SphinxDecoder per utterance: the same audio gives the same result.
+            // by SphinxDecoder per utterance, whatever other decoders do.
             "-dither": "yes",
             "-seed": "2026",
             // Alternate pronunciations are drawn into each grammar by Heed (`addAlternates`):
