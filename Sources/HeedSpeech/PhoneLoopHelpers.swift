@@ -34,7 +34,8 @@ public final class PhoneLoopHelpers: Sendable {
     }
 
     /// Starts the phone loop over `samples` on a helper decoder of the model `arguments` describe,
-    /// or returns `nil` when no helper is free and no other may be made.
+    /// or returns `nil` when no helper is free and no other may be made. A helper made for this
+    /// utterance loads its model on its own thread, beside the grammar pass.
     func start(_ samples: [Int16], arguments: [String: String]) -> Job? {
         let limit = limit
         let taken: Helper?? = state.withLock { state in
@@ -49,25 +50,17 @@ public final class PhoneLoopHelpers: Sendable {
             return .some(nil)
         }
         guard let taken else { return nil }
-        let helper: Helper
-        if let existing = taken {
-            helper = existing
-        } else {
-            do {
-                helper = try Helper(arguments: arguments)
-            } catch {
-                state.withLock { $0.busy -= 1 }
-                return nil
-            }
-        }
         let job = Job()
         let thread = Thread { [self] in
+            // A helper that cannot load or decode is dropped; the recognizer decodes the loop itself.
+            var helper = taken
+            if helper == nil { helper = try? Helper(arguments: arguments) }
             let started = threadCPUSeconds()
-            let outcome = Result { () throws(RecognizerError) in try helper.decoder.decodeUtterance(samples, search: Helper.search).segments }
-            job.finish(outcome, cpuSeconds: threadCPUSeconds() - started)
+            let segments = helper.flatMap { try? $0.decoder.decodeUtterance(samples, search: Helper.search).segments }
+            job.finish(segments.map { ($0, threadCPUSeconds() - started) })
             state.withLock { state in
                 state.busy -= 1
-                state.idle.append(helper)
+                if let helper, segments != nil { state.idle.append(helper) }
             }
         }
         thread.name = "heed phone loop"
@@ -92,20 +85,20 @@ public final class PhoneLoopHelpers: Sendable {
 
     /// A phone loop under way on a helper.
     final class Job: Sendable {
-        private let outcome = Mutex<(segments: Result<[RawSegment], RecognizerError>, cpuSeconds: Double)?>(nil)
+        private let outcome = Mutex<(segments: [RawSegment], cpuSeconds: Double)??>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        fileprivate func finish(_ segments: Result<[RawSegment], RecognizerError>, cpuSeconds: Double) {
-            outcome.withLock { $0 = (segments, cpuSeconds) }
+        fileprivate func finish(_ result: (segments: [RawSegment], cpuSeconds: Double)?) {
+            outcome.withLock { $0 = .some(result) }
             done.signal()
         }
 
-        /// Waits for the phone loop's segments and the CPU seconds its thread spent.
-        func wait() throws(RecognizerError) -> (segments: [RawSegment], cpuSeconds: Double) {
+        /// Waits for the phone loop's segments and the CPU seconds its decode took; `nil` when
+        /// the helper could not decode it.
+        func wait() -> (segments: [RawSegment], cpuSeconds: Double)? {
             done.wait()
             done.signal()
-            let (segments, cpuSeconds) = outcome.withLock { $0! }
-            return (try segments.get(), cpuSeconds)
+            return outcome.withLock { $0! }
         }
     }
 }

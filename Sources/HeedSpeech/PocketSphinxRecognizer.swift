@@ -500,9 +500,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let aligned = alignment.isEmpty ? best : alignment
         var phones: [RawSegment] = []
         var helperCPUSeconds = 0.0
-        if let phoneLoop {
-            (phones, helperCPUSeconds) = try phoneLoop.wait()
+        if let helped = phoneLoop?.wait() {
+            (phones, helperCPUSeconds) = helped
         } else if configuration.phoneLoopReference {
+            phoneLoopRanBeside = false
             phones = try decode(search: Self.phoneLoopSearch)
         }
         // Both decoders' work, wherever it ran.
