@@ -80,7 +80,11 @@ struct Eval: ParsableCommand {
     @Argument(help: ArgumentHelp("The corpus manifest.", valueName: "manifest.tsv"))
     var manifest: String
 
-    @Option(help: ArgumentHelp("How many recordings to decode at once, one recognizer each (default: one per core).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "How many recordings to decode at once, one recognizer each (default: one per core).",
+            discussion: "With fewer jobs than cores, each recognizer's phone loop runs on a free core beside its grammar pass: the latency falls, the CPU does not.",
+            valueName: "n"))
     var jobs: Int?
 
     func validate() throws {
