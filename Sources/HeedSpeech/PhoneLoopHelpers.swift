@@ -7,13 +7,13 @@ import Synchronization
 ///
 /// The phone loop needs nothing from the grammar pass, so decoding it beside that pass takes its
 /// time out of the wait for a result (docs/RECOGNITION.md, "The phone loop beside the grammar
-/// pass"). The CPU is the same; the second decoder costs its acoustic model's memory (about 5 MB).
-/// Its segments are those the recognizer's own decoder would give: the same model, flags and
-/// seeded dither, the same whole-utterance cepstral mean.
+/// pass"). The CPU is the same; the second decoder costs its acoustic model's memory (6–8 MB of
+/// RSS). Its segments are those the recognizer's own decoder would give: the same model, flags
+/// and seeded dither, the same whole-utterance cepstral mean.
 ///
-/// A recognizer takes a helper from the pool its configuration names (``PocketSphinxRecognizer/Configuration/phoneLoopHelpers``)
-/// for one utterance; one that finds none free decodes the phone loop itself, after the
-/// alignment, as it does without a pool.
+/// A recognizer takes a helper for one utterance from the pool its configuration names
+/// (``PocketSphinxRecognizer/Configuration/phoneLoopHelpers``); one that finds none free decodes
+/// the phone loop itself, after the alignment, as it does without a pool.
 public final class PhoneLoopHelpers: Sendable {
     /// The pool every recognizer uses by default: one helper fewer than the cores.
     public static let shared = PhoneLoopHelpers(limit: ProcessInfo.processInfo.activeProcessorCount - 1)
