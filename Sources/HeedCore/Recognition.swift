@@ -19,7 +19,7 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     public var words: [WordSegment]
     /// Length of the audio in seconds.
     public var durationSeconds: Double
-    /// CPU seconds spent decoding.
+    /// CPU seconds spent decoding, on every thread that decoded (a helper decoder's too).
     public var decodeSeconds: Double
     /// The measurements `confidence` was computed from, by name (recognizer-specific; for
     /// calibration and diagnosis). `nil` when the recognizer gives none.
