@@ -70,7 +70,7 @@ public final class PhoneLoopHelpers: Sendable {
 
     /// One helper: a decoder with the phone loop as its only search.
     private final class Helper: @unchecked Sendable {
-        static let search = "heed_phone_loop"
+        static let search = PocketSphinxRecognizer.phoneLoopSearch
         let arguments: [String: String]
         /// Driven by one job's thread at a time (the pool hands a helper to one job).
         let decoder: SphinxDecoder

@@ -69,7 +69,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         )
     }
 
-    private static let phoneLoopSearch = "heed_phone_loop"
+    /// The name of the phone loop's search, in this recognizer's decoder and in a helper's.
+    static let phoneLoopSearch = "heed_phone_loop"
     private static let alignmentSearch = "heed_alignment"
     private static let openSlotSearch = "heed_open_slot"
     /// PocketSphinx computes 100 feature frames a second.

@@ -32,8 +32,9 @@ final class SphinxDecoder {
     /// generator (`genrand`), reseeded by every decoder it creates, so a result depended on
     /// what every decoder of the process had decoded before, and two decoders on two threads
     /// shared it unsafely. Here each decoder starts each utterance from `-seed`, whatever the
-    /// other decoders did and on whichever thread. (A decoder still carries a little of its own
-    /// last utterance into the next: docs/RECOGNITION.md, "The phone loop beside the grammar pass".)
+    /// other decoders did and on whichever thread. (A live pass still leaves a little in the
+    /// decoder that its next utterances feel: docs/RECOGNITION.md, "The phone loop beside the
+    /// grammar pass".)
     /// - Parameter arguments: decoder flags without duplicates; `cmd_ln_parse_r` copies them.
     /// - Throws: ``RecognizerError`` with code `.decoderInitFailed` when PocketSphinx refuses.
     init(arguments: [String: String]) throws(RecognizerError) {
