@@ -56,7 +56,13 @@ public final class PhoneLoopHelpers: Sendable {
             var helper = taken
             if helper == nil { helper = try? Helper(arguments: arguments) }
             let started = threadCPUSeconds()
-            let segments = helper.flatMap { try? $0.decoder.decodeUtterance(samples, search: Helper.search).segments }
+            let segments = helper.flatMap { helper in
+                // One utterance at a time: PocketSphinx's decoder is not thread-safe.
+                let claimed = helper.inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+                assert(claimed, "a phone-loop helper was handed to two utterances at once")
+                defer { helper.inUse.store(false, ordering: .releasing) }
+                return try? helper.decoder.decodeUtterance(samples, search: Helper.search).segments
+            }
             job.finish(segments.map { ($0, threadCPUSeconds() - started) })
             state.withLock { state in
                 state.busy -= 1
@@ -74,6 +80,8 @@ public final class PhoneLoopHelpers: Sendable {
         let arguments: [String: String]
         /// Driven by one job's thread at a time (the pool hands a helper to one job).
         let decoder: SphinxDecoder
+        /// Whether a job's thread is decoding with it (checked in debug builds).
+        let inUse = Atomic(false)
 
         init(arguments: [String: String]) throws(RecognizerError) {
             self.arguments = arguments

@@ -5,6 +5,7 @@ import HeedIntents
 import HeedRuntime
 import HeedSpeech
 import Logging
+import Synchronization
 import Testing
 import HeedTesting
 
@@ -193,6 +194,53 @@ struct RecognizerTests {
         }
         #expect(!texts[0].isEmpty)
         #expect(texts[0] == texts[1])
+    }
+
+    /// Recognizers on three threads share one helper: each utterance's phone loop runs on the
+    /// helper when it is free and on the recognizer's own decoder when not, and every result is
+    /// the one a recognizer alone gives. A helper handed to two utterances at once stops the test
+    /// (the pool's debug check).
+    @Test func recognizersOnSeveralThreadsShareTheHelpers() throws {
+        let grammar = Fixtures.testData + "/cards/cards.gram"
+        // Cards, and sentences of someone reading: seconds long, so that phone loops overlap.
+        let files = Self.cards.map { Fixtures.testData + "/cards/\($0.file).wav" }
+            + ["0870", "0880", "0890", "0920"].map { Fixtures.testData + "/librivox/sense_and_sensibility_01_austen_64kb-\($0).wav" }
+        let audio = try files.map { try AudioFile.read($0) }
+        let alone = try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = nil }
+        let expected = try audio.map { try alone.recognize($0) }
+        let pool = PhoneLoopHelpers(limit: 1)
+        let outcomes = Mutex<[(thread: Int, file: Int, result: RecognitionResult, beside: Bool)]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { thread in
+            do {
+                // A recognizer of its own on each thread.
+                let recognizer = try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = pool }
+                var generator = SeededGenerator(seed: UInt64(thread))
+                for round in 0..<2 {
+                    // Each thread in its own order, so that different utterances meet.
+                    for index in audio.indices.shuffled(using: &generator) where round >= 0 {
+                        let samples = audio[index]
+                        let result = try recognizer.recognize(samples)
+                        outcomes.withLock { $0.append((thread, index, result, recognizer.phoneLoopRanBeside)) }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append("thread \(thread): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let all = outcomes.withLock { $0 }
+        #expect(all.count == 3 * 2 * files.count)
+        for outcome in all {
+            let want = expected[outcome.file]
+            #expect(outcome.result.text == want.text, "\(files[outcome.file]) on thread \(outcome.thread)")
+            #expect(outcome.result.confidence == want.confidence, "\(files[outcome.file]) on thread \(outcome.thread)")
+            #expect(outcome.result.confidenceFeatures == want.confidenceFeatures, "\(files[outcome.file]) on thread \(outcome.thread)")
+        }
+        // The helper was used, and not by every utterance: three threads, one helper.
+        let beside = all.filter(\.beside).count
+        #expect(beside > 0)
+        #expect(beside < all.count)
     }
 
     @Test func hearsNothingInSilence() throws {
