@@ -37,7 +37,6 @@ public final class PhoneLoopHelpers: Sendable {
     /// or returns `nil` when no helper is free and no other may be made. A helper made for this
     /// utterance loads its model on its own thread, beside the grammar pass.
     func start(_ samples: [Int16], arguments: [String: String]) -> Job? {
-        let limit = limit
         let taken: Helper?? = state.withLock { state in
             if let index = state.idle.firstIndex(where: { $0.arguments == arguments }) {
                 state.busy += 1
