@@ -15,7 +15,9 @@ combined over real speech, by split (train, test, all):
               false accepts on negatives (count, per hour of negative audio)
 
 A result is accepted at threshold t when it has words and its confidence is at least t,
-which is how the recognizer rejects. Synthetic speech is reported on its own.
+which is how the recognizer rejects. Synthetic speech is reported on its own. A summary per kind of grammar (intents, each JSGF
+grammar) gives the heard-right positives accepted and the false accepts at Heed's lenient (0.2)
+and always-on (0.87) points, and the decoding CPU over all the sets' audio.
 """
 import csv
 import json
@@ -25,6 +27,8 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLDS = [round(0.05 * step, 2) for step in range(1, 20)]
+# Heed's operating points (docs/RECOGNITION.md): the lenient one and the always-on one.
+POINTS = [0.2, 0.87]
 
 
 def load_sets(sets_dir):
@@ -112,6 +116,37 @@ def print_curve(title, rows):
         print(f"{t:9.2f}  {acceptance:>18}  {of_right:>8}  {accepted:>8}  {fa:>6}/{nneg:<6}  {per_hour}")
 
 
+def grammar_group(entry):
+    """Sets decoded with intents (the shipped ones or an example's) count together: the
+    listener's kind of grammar. Each JSGF grammar counts on its own."""
+    grammar = entry["grammar"]
+    return "intents" if grammar.startswith("--intents") else grammar.split()[-1]
+
+
+def print_grammars(sets_dir, results_dir, items):
+    """Per kind of grammar, real speech, all splits: positives heard right, and at each
+    operating point the heard-right positives accepted and the false accepts; then the
+    decoding CPU over all the sets' audio, as `heed eval` measured it."""
+    entries = load_sets(sets_dir)
+    group_of = {entry["name"]: grammar_group(entry) for entry in entries}
+    print("\nper grammar, real speech, all splits (heard right; at each point: accepted right, false accepts):")
+    for group in dict.fromkeys(group_of.values()):
+        part = [item for item in items if item["speech"] == "real" and group_of[item["set"]] == group]
+        positives = [item for item in part if item["role"] == "positive"]
+        hours = sum(item["seconds"] for item in part if item["role"] == "negative") / 3600
+        points = "; ".join(f"{t}: {right} right, {fa} FA" for t, right, _, _, fa, _, _, _ in curve(part, thresholds=POINTS))
+        heard = sum(1 for item in positives if item["right"])
+        print(f"  {group:30} {heard}/{len(positives)} heard right, {hours:.2f} h negative; {points}")
+    cpu = audio = 0.0
+    for entry in entries:
+        with open(os.path.join(results_dir, entry["name"] + ".json")) as handle:
+            report = json.load(handle)
+        cpu += report["rtf"] * report["audioSeconds"]
+        audio += report["audioSeconds"]
+    if audio:
+        print(f"decoding CPU over the sets' audio: {cpu / audio:.4f}")
+
+
 def summary(items):
     positives = [item for item in items if item["role"] == "positive"]
     negatives = [item for item in items if item["role"] == "negative"]
@@ -134,6 +169,7 @@ def main():
     for entry in load_sets(sets_dir):
         mine = [item for item in items if item["set"] == entry["name"]]
         print(f"  {entry['name']:28} {summary(mine)}")
+    print_grammars(sets_dir, results_dir, items)
     real = [item for item in items if item["speech"] == "real"]
     for split in ("train", "test"):
         part = [item for item in real if item["split"] == split]
