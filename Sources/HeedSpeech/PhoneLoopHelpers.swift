@@ -62,11 +62,14 @@ public final class PhoneLoopHelpers: Sendable {
                 defer { helper.inUse.store(false, ordering: .releasing) }
                 return try? helper.decoder.decodeUtterance(samples, search: Helper.search).segments
             }
-            job.finish(segments.map { ($0, threadCPUSeconds() - started) })
+            let cpuSeconds = threadCPUSeconds() - started
+            // Back in the pool before the recognizer hears of it, so that its next utterance finds
+            // the helper free.
             state.withLock { state in
                 state.busy -= 1
                 if let helper, segments != nil { state.idle.append(helper) }
             }
+            job.finish(segments.map { ($0, cpuSeconds) })
         }
         thread.name = "heed phone loop"
         thread.start()
