@@ -17,7 +17,9 @@ combined over real speech, by split (train, test, all):
 A result is accepted at threshold t when it has words and its confidence is at least t,
 which is how the recognizer rejects. Synthetic speech is reported on its own. A summary per kind of grammar (intents, each JSGF
 grammar) gives the heard-right positives accepted and the false accepts at Heed's lenient (0.2)
-and always-on (0.87) points, and the decoding CPU over all the sets' audio.
+and always-on (0.87) points, the threshold the grammar alone would get (the best train
+acceptance at ≤ 1 false accept an hour) with its held-out result, and the decoding CPU over all
+the sets' audio.
 """
 import csv
 import json
@@ -123,6 +125,21 @@ def grammar_group(entry):
     return "intents" if grammar.startswith("--intents") else grammar.split()[-1]
 
 
+def own_threshold(items):
+    """The threshold this grammar alone would get: the highest with the best train acceptance at
+    ≤ 1 false accept an hour, and what it does held out."""
+    fine = [round(0.01 * step, 2) for step in range(1, 100)]
+    split = {name: [item for item in items if item["split"] == name] for name in ("train", "test")}
+    allowed = [row for row in curve(split["train"], thresholds=fine) if row[6] and row[4] / row[6] <= 1]
+    if not allowed:
+        return "its own threshold: none holds ≤ 1 false accept an hour on train"
+    t, right, _, _, fa, _, hours, heard = max(allowed, key=lambda row: (row[1], row[0]))
+    _, test_right, _, _, test_fa, _, test_hours, test_heard = curve(split["test"], thresholds=[t])[0]
+    per_hour = f"{test_fa / test_hours:.1f}/h" if test_hours else "n/a"
+    return (f"its own threshold {t}: train {right}/{heard} heard right accepted, {fa} FA in {hours:.2f} h; "
+            f"held out {test_right}/{test_heard}, {test_fa} FA in {test_hours:.2f} h ({per_hour})")
+
+
 def print_grammars(sets_dir, results_dir, items):
     """Per kind of grammar, real speech, all splits: positives heard right, and at each
     operating point the heard-right positives accepted and the false accepts; then the
@@ -137,6 +154,7 @@ def print_grammars(sets_dir, results_dir, items):
         points = "; ".join(f"{t}: {right} right, {fa} FA" for t, right, _, _, fa, _, _, _ in curve(part, thresholds=POINTS))
         heard = sum(1 for item in positives if item["right"])
         print(f"  {group:30} {heard}/{len(positives)} heard right, {hours:.2f} h negative; {points}")
+        print(f"  {'':30} {own_threshold(part)}")
     cpu = audio = 0.0
     for entry in entries:
         with open(os.path.join(results_dir, entry["name"] + ".json")) as handle:
