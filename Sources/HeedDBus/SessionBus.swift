@@ -280,7 +280,7 @@ package final class SessionBus: @unchecked Sendable {
         var contentsPointer: UnsafePointer<CChar>?
         guard sd_bus_message_peek_type(message, &type, &contentsPointer) > 0 else { return nil }
         let contents = contentsPointer.map { String(cString: $0) } ?? ""
-        func basic<T>(_ initial: T) -> T? {
+        func basic<T: BitwiseCopyable>(_ initial: T) -> T? {
             var value = initial
             return sd_bus_message_read_basic(message, type, &value) > 0 ? value : nil
         }

@@ -281,7 +281,7 @@ public struct Evaluation: Sendable {
     ///   - progress: called after each recording with the number done, the count and its path.
     /// - Returns: the report.
     /// - Throws: what `makeRecognizer` throws, or ``RecognizerError`` when a decoder fails.
-    public func run<Recognizer: SpeechRecognizer>(
+    public func run<Recognizer: SpeechRecognizer & SendableMetatype>(
         workers: Int,
         makeRecognizer: @escaping @Sendable () throws -> Recognizer,
         progress: @escaping @Sendable (Int, Int, String) -> Void = { _, _, _ in }

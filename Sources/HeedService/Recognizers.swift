@@ -1,9 +1,9 @@
 public import Foundation
 public import HeedAudio
 package import HeedClient
-public import HeedIntents
+package import HeedIntents
 public import HeedSpeech
-public import HeedCore
+package import HeedCore
 public import HeedState
 public import HeedRuntime
 public import Logging

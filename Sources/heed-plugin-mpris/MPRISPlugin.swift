@@ -44,7 +44,7 @@ struct PlayerHandler<Name: PlayerIntentName>: IntentHandler {
     }
 
     func confirm(_ intent: PlayerIntent<Name>, context: PluginContext) async throws -> ConfirmOutcome {
-        if let unavailable = await players.unavailable { return .failure(reason: unavailable) }
+        if let unavailable = players.unavailable { return .failure(reason: unavailable) }
         guard let name = intent.activity else { return .failure(reason: "Heed did not say which player this is for.") }
         guard await players.player(name) != nil else { return .failure(reason: "That player has quit.") }
         return .ready
