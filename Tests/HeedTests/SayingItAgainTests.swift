@@ -1,6 +1,7 @@
 import Foundation
 import HeedAudio
 import HeedCore
+import HeedIntents
 import HeedRuntime
 import HeedTesting
 import Testing
