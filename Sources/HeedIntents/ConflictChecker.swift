@@ -85,8 +85,8 @@ enum ConflictChecker {
                 }
                 return words.reversed()
             }
-            let firstEdges = graph.edges[Int(pair.first)]
-            let secondEdges = graph.edges[Int(pair.second)]
+            let firstEdges = graph.edges(from: pair.first)
+            let secondEdges = graph.edges(from: pair.second)
             for edge in firstEdges {
                 guard case .word(let word) = edge.kind else {
                     enqueue(Pair(first: edge.target, second: pair.second), from: pair, word: nil)

@@ -202,7 +202,7 @@ struct PathSearch {
         var anyFound = false
         var pathDependent = false
         let inSlot = captures.last.map { $0.end < 0 } ?? false
-        for edge in graph.edges[Int(state)] {
+        for edge in graph.edges(from: state) {
             let result: (found: Bool, pathDependent: Bool)
             switch edge.kind {
             case .word(let word):

@@ -32,7 +32,13 @@ struct TokenGraph: Sendable {
         var firstWords: Set<Int32>
     }
 
-    private(set) var edges: [[Edge]] = []
+    /// Every state's edges, state after state: state `s` has `edgeList[edgeStarts[s]..<edgeStarts[s + 1]]`.
+    /// One array for the whole graph rather than one per state: the parser holds this graph for
+    /// as long as Heed runs, and an array for each of its 25,000 states cost more than the edges.
+    private var edgeList: [Edge] = []
+    private var edgeStarts: [Int32] = [0]
+    /// The edges while the graph is built, one list per state; empty once it is.
+    private var building: [[Edge]] = []
     private(set) var wordIDs: [String: Int32] = [:]
     private(set) var words: [String] = []
     private(set) var entries: [Entry] = []
@@ -63,6 +69,7 @@ struct TokenGraph: Sendable {
                 for word in firstWords { entriesByFirstWord[word, default: []].append(entries.count - 1) }
             }
         }
+        finishBuilding()
     }
 
     /// Compiles expansions without slots, such as the public rules of a JSGF file; entry `n` is expansion `n`.
@@ -77,15 +84,36 @@ struct TokenGraph: Sendable {
             entries.append(Entry(intent: index, template: 0, start: start, accept: accept, firstWords: firstWords))
             for word in firstWords { entriesByFirstWord[word, default: []].append(entries.count - 1) }
         }
+        finishBuilding()
+    }
+
+    /// How many states the graph has.
+    var stateCount: Int { edgeStarts.count - 1 }
+
+    /// The edges leaving a state.
+    func edges(from state: Int32) -> ArraySlice<Edge> {
+        if !building.isEmpty { return building[Int(state)][...] }
+        return edgeList[Int(edgeStarts[Int(state)])..<Int(edgeStarts[Int(state) + 1])]
     }
 
     private mutating func addState() -> Int32 {
-        edges.append([])
-        return Int32(edges.count - 1)
+        building.append([])
+        return Int32(building.count - 1)
     }
 
     private mutating func connect(_ from: Int32, _ to: Int32, _ kind: Edge.Kind) {
-        edges[Int(from)].append(Edge(kind: kind, target: to))
+        building[Int(from)].append(Edge(kind: kind, target: to))
+    }
+
+    /// Lays the states' edges out in one array.
+    private mutating func finishBuilding() {
+        edgeList.reserveCapacity(building.reduce(0) { $0 + $1.count })
+        edgeStarts.reserveCapacity(building.count + 1)
+        for list in building {
+            edgeList.append(contentsOf: list)
+            edgeStarts.append(Int32(edgeList.count))
+        }
+        building = []
     }
 
     private mutating func wordID(_ word: String) -> Int32 {
@@ -153,7 +181,7 @@ struct TokenGraph: Sendable {
         var visited: Set<Int32> = [state]
         var stack = [state]
         while let current = stack.popLast() {
-            for edge in edges[Int(current)] {
+            for edge in edges(from: current) {
                 if case .word(let word) = edge.kind {
                     result.insert(word)
                 } else if visited.insert(edge.target).inserted {

@@ -306,8 +306,8 @@ struct AutomatonBuilder {
     private let words: [String]
 
     init(graph: TokenGraph) {
-        var edges: [[(word: Int32, target: Int32)]] = graph.edges.map { list in
-            list.map { edge in
+        var edges: [[(word: Int32, target: Int32)]] = (0..<Int32(graph.stateCount)).map { state in
+            graph.edges(from: state).map { edge in
                 if case .word(let word) = edge.kind { return (word, edge.target) }
                 return (-1, edge.target)
             }
