@@ -106,15 +106,6 @@ def scorer(weights, intercept, outside_limit=6.0):
     return score
 
 
-def best_threshold(items, score, limit=1.0):
-    """The threshold with the most acceptance at ≤ `limit` false accepts per hour in every
-    condition (the lowest such threshold), or None."""
-    conditions = sorted({item["condition"] for item in items})
-    curves = [rejection.curve([i for i in items if i["condition"] == c], score, FINE) for c in conditions]
-    fitting = [rows for rows in zip(*curves) if all(row[6] and row[4] / row[6] <= limit for row in rows)]
-    return max(fitting, key=lambda rows: (sum(row[1] for row in rows), -rows[0][0]))[0] if fitting else None
-
-
 def main():
     args = sys.argv[1:]
     names = DEFAULT_FEATURES
@@ -159,7 +150,7 @@ def main():
     base = scorer(base_weights, base_intercept, outside_limit)
     chosen = {}
     for label, score in ((reference, base), ("fitted", fitted)):
-        choice = best_threshold([i for i in items if i["split"] == "train"], score)
+        choice = rejection.best_threshold([i for i in items if i["split"] == "train"], score)
         chosen[label] = (score, choice)
         print(f"\n== {label}: best threshold on train at ≤ 1 FA/hour in every condition: {choice[0] if choice else 'none'}")
         for condition in sorted({i["condition"] for i in items}):

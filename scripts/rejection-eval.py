@@ -29,6 +29,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLDS = [round(0.05 * step, 2) for step in range(1, 20)]
+FINE = [round(0.01 * step, 2) for step in range(1, 100)]
 # Heed's operating points (docs/RECOGNITION.md): the lenient one and the always-on one.
 POINTS = [0.2, 0.87]
 
@@ -125,15 +126,23 @@ def grammar_group(entry):
     return "intents" if grammar.startswith("--intents") else grammar.split()[-1]
 
 
+def best_threshold(items, score=lambda item: item["confidence"], limit=1.0):
+    """The curve row (threshold first) of the threshold with the most acceptance at ≤ `limit`
+    false accepts per hour in every condition (the lowest such threshold), or None."""
+    conditions = sorted({item.get("condition") for item in items}, key=str)
+    curves = [curve([i for i in items if i.get("condition") == c], score, FINE) for c in conditions]
+    fitting = [rows for rows in zip(*curves) if all(row[6] and row[4] / row[6] <= limit for row in rows)]
+    return max(fitting, key=lambda rows: (sum(row[1] for row in rows), -rows[0][0]))[0] if fitting else None
+
+
 def own_threshold(items):
-    """The threshold this grammar alone would get: the highest with the best train acceptance at
-    ≤ 1 false accept an hour, and what it does held out."""
-    fine = [round(0.01 * step, 2) for step in range(1, 100)]
+    """The threshold this grammar alone would get (``best_threshold`` on train), and what it
+    does on train and held out."""
     split = {name: [item for item in items if item["split"] == name] for name in ("train", "test")}
-    allowed = [row for row in curve(split["train"], thresholds=fine) if row[6] and row[4] / row[6] <= 1]
-    if not allowed:
+    best = best_threshold(split["train"])
+    if best is None:
         return "its own threshold: none holds ≤ 1 false accept an hour on train"
-    t, right, _, _, fa, _, hours, heard = max(allowed, key=lambda row: (row[1], row[0]))
+    t, right, _, _, fa, _, hours, heard = best
     _, test_right, _, _, test_fa, _, test_hours, test_heard = curve(split["test"], thresholds=[t])[0]
     per_hour = f"{test_fa / test_hours:.1f}/h" if test_hours else "n/a"
     return (f"its own threshold {t}: train {right}/{heard} heard right accepted, {fa} FA in {hours:.2f} h; "
