@@ -14,41 +14,41 @@ struct PronunciationDictionary {
     /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the file cannot be read.
     init(path: String, words: Set<String>) throws(RecognizerError) {
         guard !words.isEmpty else { return }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(error.localizedDescription)")
+        // Read a line at a time: the whole en-us dictionary (3.3 MB) in memory at once was the
+        // listener's peak whenever what is going on changed its grammar.
+        guard let file = fopen(path, "r") else {
+            throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(String(cString: strerror(errno)))")
         }
+        defer { fclose(file) }
         // Words are looked up as Swift strings: one of up to 15 bytes is stored inline, so the
         // 135,000 lines of the dictionary cost no allocation each (a byte array per line did).
-        let wanted = words
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var lineStart = 0
-            let count = bytes.count
-            while lineStart < count {
-                var lineEnd = lineStart
-                while lineEnd < count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-                var wordEnd = lineStart
-                while wordEnd < lineEnd, bytes[wordEnd] != UInt8(ascii: " "), bytes[wordEnd] != UInt8(ascii: "\t") {
-                    wordEnd += 1
-                }
-                var baseEnd = wordEnd
-                if baseEnd > lineStart, bytes[baseEnd - 1] == UInt8(ascii: ")"),
-                    let open = (lineStart..<baseEnd).last(where: { bytes[$0] == UInt8(ascii: "(") })
-                {
-                    baseEnd = open
-                }
-                if baseEnd > lineStart, wanted.contains(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lineStart..<baseEnd]), as: UTF8.self)) {
-                    let word = String(decoding: bytes[lineStart..<wordEnd], as: UTF8.self)
-                    let phones = String(decoding: bytes[wordEnd..<lineEnd], as: UTF8.self)
-                        .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-                        .prefix(while: { $0 != "#" })
-                        .joined(separator: " ")
-                    entries.append((word, phones))
-                }
-                lineStart = lineEnd + 1
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        while true {
+            let length = getline(&buffer, &capacity, file)
+            guard length >= 0, let buffer else { break }
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+            var lineEnd = bytes.count
+            while lineEnd > 0, bytes[lineEnd - 1] == UInt8(ascii: "\n") { lineEnd -= 1 }
+            var wordEnd = 0
+            while wordEnd < lineEnd, bytes[wordEnd] != UInt8(ascii: " "), bytes[wordEnd] != UInt8(ascii: "\t") {
+                wordEnd += 1
             }
+            var baseEnd = wordEnd
+            if baseEnd > 0, bytes[baseEnd - 1] == UInt8(ascii: ")"), let open = (0..<baseEnd).last(where: { bytes[$0] == UInt8(ascii: "(") }) {
+                baseEnd = open
+            }
+            guard baseEnd > 0, words.contains(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<baseEnd]), as: UTF8.self)) else { continue }
+            let word = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<wordEnd]), as: UTF8.self)
+            let phones = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[wordEnd..<lineEnd]), as: UTF8.self)
+                .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+                .prefix(while: { $0 != "#" })
+                .joined(separator: " ")
+            entries.append((word, phones))
+        }
+        if ferror(file) != 0 {
+            throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(String(cString: strerror(errno)))")
         }
         let found = Set(entries.map(\.word))
         for word in words.sorted() where !found.contains(word) {

@@ -155,6 +155,25 @@ struct RecognizerTests {
         #expect(error?.code == .decoderInitFailed)
     }
 
+    /// The dictionary is read a line at a time (the whole file at once was the listener's peak):
+    /// Windows line ends, tabs, comments, alternates and a last line without its end all read
+    /// as the dictionary means them; a missing or unreadable dictionary is an error naming it.
+    @Test func readsADictionaryLineByLine() throws {
+        let folder = try TemporaryFolder.make()
+        let dictionary = folder.appendingPathComponent("small.dict").path
+        try "play P L EY\r\npause\tP AO Z # the command\nstop S T AA P\nstop(2) S T AO P\nstart S T AA R T".write(toFile: dictionary, atomically: true, encoding: .utf8)
+        #expect(try PocketSphinxRecognizer.wordsWithoutPronunciation(["pause", "stop", "start", "play", "resume"], dictionaryPath: dictionary) == ["resume"])
+        let grammar = folder.appendingPathComponent("small.gram").path
+        try "#JSGF V1.0;\ngrammar small;\npublic <c> = play | pause | stop | start;\n".write(toFile: grammar, atomically: true, encoding: .utf8)
+        let recognizer = try Fixtures.recognizer(grammar: grammar) { $0.dictionaryPath = dictionary }
+        #expect(try recognizer.recognize(try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/pause.wav").path)).text == "pause")
+        for path in ["/nonexistent/cmudict.dict", folder.path] {
+            let error = #expect(throws: RecognizerError.self) { try PocketSphinxRecognizer.wordsWithoutPronunciation(["pause"], dictionaryPath: path) }
+            #expect(error?.code == .decoderInitFailed)
+            #expect(error?.message.contains(path) == true, "\(path)")
+        }
+    }
+
     @Test func refusesAudioAtAnotherRate() throws {
         let recognizer = try Fixtures.recognizer(grammar: Fixtures.grammar("commands.gram"))
         #expect(throws: RecognizerError.self) { try recognizer.recognize(AudioBuffer(samples: [0, 0], sampleRate: 8000)) }
