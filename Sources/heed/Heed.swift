@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeedSpeech
 
 /// The `heed` command: argument parsing and wiring only.
 @main
@@ -22,6 +23,10 @@ struct Heed: AsyncParsableCommand {
         let status: Int32
         do {
             var command = try parseAsRoot()
+            // Before any other thread allocates: one heap for all of the listener's threads, 6 MB
+            // off its peak. Not for the service, whose decoders run at once: with eight streams
+            // on two cores the shared heap's lock cost a third more CPU (docs/MEASUREMENTS.md).
+            if command is Listen { Allocator.limitArenas(to: 1) }
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {

@@ -43,6 +43,40 @@ struct AllocatorTests {
         #expect(KernelFile.read("/proc/self/no-such-file") == nil)
     }
 
+    /// How many heaps (arenas) glibc's allocator has: `malloc_info`'s `<heap nr=…>` elements.
+    static func arenas() throws -> Int {
+        typealias Info = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+        let symbol = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info"))
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size = 0
+        let stream = try #require(open_memstream(&buffer, &size))
+        _ = unsafeBitCast(symbol, to: Info.self)(0, stream)
+        fclose(stream)
+        defer { free(buffer) }
+        return String(cString: try #require(buffer)).components(separatedBy: "<heap nr=").count - 1
+    }
+
+    /// With the arenas limited (as `heed` does first thing), threads that allocate at once share
+    /// the heaps there are instead of each being given a new one.
+    @Test func threadsAllocatingAtOnceGetNoNewArena() throws {
+        Allocator.limitArenas(to: 1)
+        let before = try Self.arenas()
+        let threads = 8
+        let started = DispatchGroup()
+        for _ in 0..<threads {
+            started.enter()
+            Thread.detachNewThread {
+                for round in 0..<2_000 {
+                    let blocks = (0..<16).map { _ in malloc(64 + round % 512) }
+                    blocks.forEach { free($0) }
+                }
+                started.leave()
+            }
+        }
+        started.wait()
+        #expect(try Self.arenas() == before, "threads contending for the heap were given arenas of their own")
+    }
+
     /// The process's own code is given back too, and runs on: the pages come back as needed.
     /// (How much of it stays given back is not measured here: the other suites run code on
     /// other threads meanwhile. The mappings of the test below are the process's alone.)
@@ -100,6 +134,12 @@ struct AllocatorTests {
             #expect(try resident(address) == 0, "\(name)")
             #expect(address.load(fromByteOffset: 4096 * 10 + 5, as: UInt8.self) == bytes[4096 * 10 + 5], "\(name)")
         }
+        // Read again and given back again, now by what the first call found out about the mappings.
+        for (_, address) in released {
+            for page in stride(from: 0, to: size, by: 4096) { _ = address.load(fromByteOffset: page, as: UInt8.self) }
+        }
+        Allocator.releaseFilePages()
+        for (name, address) in released { #expect(try resident(address) == 0, "\(name), a second time") }
         #expect(written.load(fromByteOffset: 4096 * 3, as: UInt8.self) == 0xAB, "a page the process wrote is its own")
         #expect(written.load(fromByteOffset: 4096 * 3 + 1, as: UInt8.self) == bytes[4096 * 3 + 1])
     }
