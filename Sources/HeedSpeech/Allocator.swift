@@ -11,10 +11,7 @@ public enum Allocator {
     /// `mallopt(M_MMAP_THRESHOLD, bytes)`: allocations of `bytes` or more get pages of their own,
     /// which go back to the system when freed.
     public static func mapLargeAllocations(from bytes: Int32) {
-        typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
-        let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in <malloc.h>
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: MallocOption.self)(mmapThreshold, bytes)
+        mallocOption(-3, bytes)  // M_MMAP_THRESHOLD in <malloc.h>
     }
 
     /// `mallopt(M_ARENA_MAX, count)`: at most `count` heaps for all threads. glibc gives a thread
@@ -23,10 +20,14 @@ public enum Allocator {
     /// another, peaked 6 MB higher with them (docs/MEASUREMENTS.md). Call it before other threads
     /// allocate.
     public static func limitArenas(to count: Int32) {
+        mallocOption(-8, count)  // M_ARENA_MAX in <malloc.h>
+    }
+
+    /// `mallopt(option, value)`, when the C library has it.
+    private static func mallocOption(_ option: Int32, _ value: Int32) {
         typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
-        let arenaMaximum: Int32 = -8  // M_ARENA_MAX in <malloc.h>
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: MallocOption.self)(arenaMaximum, count)
+        _ = unsafeBitCast(symbol, to: MallocOption.self)(option, value)
     }
 
     /// `malloc_trim(0)`: gives the free pages inside the heap back to the system. A replaced
