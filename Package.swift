@@ -9,6 +9,22 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
+// The release build lays out the code the listener runs in one place, so that fewer of the
+// binary's pages are resident (docs/MEASUREMENTS.md, "Heed's code in one place"): every function
+// of Heed's own modules in a section of its own, and `heed` linked by gold with the functions
+// that scripts/code-order.py saw run placed first. A stale list costs memory, never behaviour.
+// HeedCore, HeedPluginProtocol, HeedPluginKit and HeedClient go without: a package that depends
+// on their products may not be handed unsafe flags (HeedTesting, for Heed's own tests, has them).
+let functionSections: [SwiftSetting] = swiftSettings + [
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))
+]
+let codeOrder: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=gold", "-Xlinker", "--section-ordering-file=\(Context.packageDirectory)/contrib/code-order/heed.txt"],
+        .when(configuration: .release)
+    )
+]
+
 let package = Package(
     name: "heed",
     products: [
@@ -47,8 +63,8 @@ let package = Package(
         .target(name: "CHeedShims", dependencies: ["CPocketSphinx"]),
 
         .target(name: "HeedCore", swiftSettings: swiftSettings),
-        .target(name: "HeedIntents", dependencies: ["HeedCore", "HeedPluginProtocol"], swiftSettings: swiftSettings),
-        .target(name: "HeedAudio", dependencies: ["HeedCore", "CALSA", "CSpeexDSP"], swiftSettings: swiftSettings),
+        .target(name: "HeedIntents", dependencies: ["HeedCore", "HeedPluginProtocol"], swiftSettings: functionSections),
+        .target(name: "HeedAudio", dependencies: ["HeedCore", "CALSA", "CSpeexDSP"], swiftSettings: functionSections),
         // Plugins: the wire protocol (no dependencies), what plugin authors import, the C
         // helper over json-c, the host that runs plugins as child processes, the examples.
         .target(name: "HeedPluginProtocol", swiftSettings: swiftSettings),
@@ -57,13 +73,13 @@ let package = Package(
         .target(
             name: "HeedPlugins",
             dependencies: ["HeedCore", "HeedPluginProtocol", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         .executableTarget(name: "heed-plugin-timer", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-media", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-workout", dependencies: ["HeedPluginKit"], swiftSettings: swiftSettings),
         // The D-Bus session bus through sd-bus (every raw sd_bus call): MPRIS, desktop notifications.
-        .target(name: "HeedDBus", dependencies: ["CSystemd"], swiftSettings: swiftSettings),
+        .target(name: "HeedDBus", dependencies: ["CSystemd"], swiftSettings: functionSections),
         .executableTarget(name: "heed-plugin-mpris", dependencies: ["HeedPluginKit", "HeedDBus"], swiftSettings: swiftSettings),
         .executableTarget(name: "heed-plugin-notes", dependencies: ["CHeedPlugin"]),
         .executableTarget(name: "heed-fault-plugin", dependencies: ["HeedPluginProtocol"], swiftSettings: swiftSettings),
@@ -73,19 +89,19 @@ let package = Package(
                 "HeedCore", "CPocketSphinx", "CHeedShims", "CEspeakNG",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         // What Heed keeps between runs: authorization, registered vocabulary, the configuration.
         .target(
             name: "HeedState",
             dependencies: ["HeedCore", "HeedIntents", "HeedSpeech", "HeedPlugins"],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         // Decoding labelled corpora and reporting accuracy and rejection: only the CLI's eval uses it.
         .target(
             name: "HeedEvaluation",
             dependencies: ["HeedCore", "HeedAudio", "HeedIntents", "HeedSpeech"],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         // Doubles for the logic above the engines: a scripted recognizer, audio in memory.
         .target(name: "HeedTesting", dependencies: ["HeedCore", "HeedPlugins", "HeedRuntime"], swiftSettings: swiftSettings),
@@ -98,7 +114,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         // The client API of `heed serve`: the wire protocol and an async client, on Foundation and
         // Glibc only (it holds the one file of raw socket calls, which the service shares).
@@ -112,7 +128,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         // The Wyoming door of `heed serve`: Home Assistant and voice satellites (docs/WYOMING.md).
         .target(
@@ -122,7 +138,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections
         ),
         .executableTarget(
             name: "heed",
@@ -136,7 +152,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: functionSections,
+            linkerSettings: codeOrder
         ),
         .testTarget(
             name: "HeedPluginTests",

@@ -19,6 +19,7 @@ packages=(
   python3-dbus python3-gi                                                       # a notification server for tests
   mpv mpv-mpris playerctl                                                       # a real MPRIS player and client for tests
   python3-venv                                                                  # the wyoming client library's venv (.ci/run)
+  binutils                                                                      # ld.gold: the release link's code order; nm for its test
   avahi-utils avahi-daemon                                                      # heed serve --wyoming: the _wyoming._tcp announcement
 )
 

@@ -143,4 +143,28 @@ struct AllocatorTests {
         #expect(written.load(fromByteOffset: 4096 * 3, as: UInt8.self) == 0xAB, "a page the process wrote is its own")
         #expect(written.load(fromByteOffset: 4096 * 3 + 1, as: UInt8.self) == bytes[4096 * 3 + 1])
     }
+
+    /// The release build places the functions the listener runs side by side (Package.swift,
+    /// `scripts/code-order.py`), so that a command brings fewer of the binary's pages in. A list
+    /// gone stale costs that memory without a sign; this fails once many of the Heed functions it
+    /// names are gone from the binary (the debug build's, which has the same names for them).
+    @Test func theCodeOrderStillNamesHeedsFunctions() throws {
+        let list = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("contrib/code-order/heed.txt"), encoding: .utf8)
+        let sections = list.split(separator: "\n")
+        #expect(sections.allSatisfy { $0.hasPrefix(".text.") })
+        // Heed's own functions, less what only an optimized build has: specializations, outlined
+        // copies, merged functions, thunks and the pieces async functions are split into.
+        let names = sections.map { $0.dropFirst(".text.".count) }.filter { name in
+            name.wholeMatch(of: /\$s\d+[Hh]eed.*/) != nil && name.firstMatch(of: /T[gGfmRQY]|WO/) == nil
+        }
+        #expect(names.count > 500, "the list has \(names.count) of Heed's functions")
+        let (status, output, problem) = try Fixtures.run(
+            URL(fileURLWithPath: "/usr/bin/nm"), ["--defined-only", Fixtures.heedBinary.path])
+        #expect(status == 0, "nm: \(problem)")
+        let defined = Set(output.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
+        let missing = names.filter { !defined.contains(String($0)) }
+        let gone = "\(missing.count) of \(names.count) functions in contrib/code-order/heed.txt are gone"
+        #expect(missing.count * 10 <= names.count, "\(gone): run scripts/code-order.py (\(missing.prefix(3)))")
+    }
 }
