@@ -12,9 +12,10 @@ let swiftSettings: [SwiftSetting] = [
 // The release build lays out the code the listener runs in one place, so that fewer of the
 // binary's pages are resident (docs/MEASUREMENTS.md, "Heed's code in one place"): every function
 // of Heed's own modules in a section of its own, and `heed` linked by gold with the functions
-// that scripts/code-order.py saw run placed first. A stale list costs memory, never behaviour.
+// that scripts/code-order.py saw run placed together. A stale list costs memory, never behaviour.
 // HeedCore, HeedPluginProtocol, HeedPluginKit and HeedClient go without: a package that depends
-// on their products may not be handed unsafe flags (HeedTesting, for Heed's own tests, has them).
+// on their products may not be handed unsafe flags (HeedTesting, for Heed's own tests, depends
+// on modules that have them).
 let functionSections: [SwiftSetting] = swiftSettings + [
     .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))
 ]
