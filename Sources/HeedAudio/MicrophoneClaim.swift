@@ -1,4 +1,5 @@
 public import Foundation
+import HeedCore
 import Glibc
 import Synchronization
 
@@ -81,7 +82,7 @@ public final class MicrophoneClaim: Sendable {
             var bytes = [UInt8](repeating: 0, count: 512)
             let count = pread(descriptor, &bytes, bytes.count, 0)
             let fields = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
-                .trimmingCharacters(in: .newlines).split(separator: "\t", maxSplits: 2).map(String.init)
+                .trimmed.split(separator: "\t", maxSplits: 2).map(String.init)
             pid = fields.first.flatMap { Int32($0) }
             since = fields.count > 1 ? Double(fields[1]).map { Date(timeIntervalSince1970: $0) } : nil
             owner = fields.count > 2 ? fields[2] : "another program"
@@ -100,7 +101,7 @@ public enum MicrophoneClaimError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .inUse(let device, let holder):
             let process = holder.pid.map { " (pid \($0))" } ?? ""
-            let since = holder.since.map { " since " + $0.formatted(.iso8601) } ?? ""
+            let since = holder.since.map { " since " + $0.iso8601Text } ?? ""
             return "the microphone '\(device)' is in use by \(holder.owner)\(process)\(since): one of Heed's programs records from it at a time"
         case .unusable(let path, let reason):
             return "cannot claim the microphone: \(path): \(reason)"

@@ -1,4 +1,5 @@
 import Foundation
+import HeedCore
 
 /// A labelled corpus listing: a TSV file with a header row and the columns `wav`,
 /// `transcript`, `intent_slots_json`, `speaker` and `expect` (only `wav` is required).
@@ -60,7 +61,7 @@ public struct CorpusManifest: Sendable {
         let speakerColumn = columns.firstIndex(of: "speaker")
         let expectColumn = columns.firstIndex(of: "expect")
         var entries: [Entry] = []
-        for (index, line) in lines.enumerated().dropFirst() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        for (index, line) in lines.enumerated().dropFirst() where !line.trimmed.isEmpty {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             func field(_ column: Int?) -> String? {
                 guard let column, column < fields.count, !fields[column].isEmpty else { return nil }
@@ -70,7 +71,7 @@ public struct CorpusManifest: Sendable {
                 throw ManifestError(path: path, line: index + 1, reason: "the `wav` field (column \(wavColumn + 1)) is empty")
             }
             let expectation = try field(expectColumn).map { (text) throws(ManifestError) in
-                guard let expectation = Expectation(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                guard let expectation = Expectation(rawValue: text.trimmed.lowercased()) else {
                     throw ManifestError(path: path, line: index + 1, reason: "the `expect` field is \"\(text)\"; expected `accept`, `reject` or nothing")
                 }
                 return expectation

@@ -1,4 +1,5 @@
 import Foundation
+import HeedCore
 import HeedIntents
 
 /// The intent label of a corpus row: `{"intent": NAME, "slots": {NAME: VALUE, …}}` in the
@@ -20,7 +21,7 @@ struct IntentLabel: CustomStringConvertible {
         self.intent = intent
         let slots = object["slots"] as? [String: Any] ?? [:]
         self.slots = slots.compactMapValues { value in
-            (value as? String).map { $0.trimmingCharacters(in: .whitespaces) } ?? (value as? NSNumber)?.stringValue
+            (value as? String).map { $0.trimmed } ?? (value as? NSNumber)?.stringValue
         }
     }
 

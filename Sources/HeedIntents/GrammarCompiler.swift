@@ -84,7 +84,7 @@ struct GrammarCompiler {
         case .repeated(let item, let atLeastOnce, _):
             guard let inner = render(item, slotRules: slotRules, nested: false) else { return atLeastOnce ? nil : "" }
             if inner.isEmpty { return "" }
-            let atom = inner.contains(" ") ? "(\(inner))" : inner
+            let atom = inner.contains(" " as Character) ? "(\(inner))" : inner
             return atom + (atLeastOnce ? "+" : "*")
         }
     }

@@ -69,7 +69,7 @@ enum RuleFileParser {
                 throw parser.error("expected a rule name '<name>'", at: parser.token.location)
             }
             let location = parser.token.location
-            if name.contains(".") {
+            if name.contains("." as Character) {
                 throw parser.error("a rule name cannot contain '.': the grammar name qualifies it, as in <\(grammarName).\(name.split(separator: ".").last ?? "")>", at: location)
             }
             if let previous = rules.first(where: { $0.name == name }) {

@@ -208,7 +208,7 @@ enum SpokenNumbers {
         let rounded = (value * 10_000).rounded() / 10_000
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int(rounded)) }
         let text = String(rounded)
-        return text.contains("e") ? String(value) : text
+        return text.contains("e" as Character) ? String(value) : text
     }
 
     /// The canonical words of an ordinal: "second", "twenty first", "last".

@@ -117,12 +117,12 @@ public struct PluginManifest: Sendable, Hashable {
         }
         let displayNameNode = try object.required("displayName")
         let displayName = try reader.string(displayNameNode, "'displayName'")
-        guard !displayName.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !displayName.trimmed.isEmpty else {
             throw reader.error("'displayName' must not be empty", at: displayNameNode.location)
         }
         let usageNode = object["usageDescription"]
         let usageDescription = try object.optionalString("usageDescription")
-        if let usageNode, usageDescription?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+        if let usageNode, usageDescription?.trimmed.isEmpty == true {
             throw reader.error("'usageDescription' must not be empty; leave the key out instead", at: usageNode.location)
         }
         let executableNode = try object.required("executable")
@@ -220,7 +220,7 @@ public struct PluginManifest: Sendable, Hashable {
     ///     ``PluginCatalog/productsDirectory``.
     /// - Returns: The executable's URL.
     public static func executableURL(_ executable: String, directory: URL, productsDirectory: URL? = nil) -> URL {
-        if executable.contains("/") {
+        if executable.contains("/" as Character) {
             return executable.hasPrefix("/")
                 ? URL(fileURLWithPath: executable) : directory.appendingPathComponent(executable).standardizedFileURL
         }

@@ -614,7 +614,7 @@ public actor Dispatcher {
 
     /// "cancel the workout" for `cancelWorkout`: the intent's description, lower-cased, as a question.
     private static func phrase(for definition: IntentDefinition) -> String {
-        var text = definition.description.trimmingCharacters(in: .whitespaces)
+        var text = definition.description.trimmed
         if text.hasSuffix(".") { text.removeLast() }
         guard let first = text.first else { return definition.name }
         return first.lowercased() + text.dropFirst()

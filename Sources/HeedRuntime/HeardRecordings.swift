@@ -54,13 +54,13 @@ public struct HeardRecordings: Sendable {
     ///   recordings kept before stay as they were.
     public func keep(_ audio: AudioBuffer, words: [String], at date: Date = Date()) throws(HeardRecordingsError) {
         let transcript = words.joined(separator: " ")
-        guard !transcript.isEmpty, !transcript.contains("\t"), !transcript.contains("\n") else { return }
+        guard !transcript.isEmpty, !transcript.contains(where: { $0 == "\t" || $0.isNewline }) else { return }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw HeardRecordingsError("cannot create \(folder.path): \(error.localizedDescription)")
         }
-        let stamp = ISO8601DateFormatter().string(from: date).replacingOccurrences(of: ":", with: "")
+        let stamp = date.iso8601Text.replacingOccurrences(of: ":", with: "")
         let name = "\(stamp)-\(UUID().uuidString.prefix(8).lowercased()).wav"
         try write(audio.wavData, to: folder.appendingPathComponent(name))
         var rows = rows() + [Row(file: name, words: transcript)]

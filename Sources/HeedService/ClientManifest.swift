@@ -74,7 +74,7 @@ public struct ClientManifest: Sendable, Hashable {
         }
         let displayNameNode = try object.required("displayName")
         let displayName = try reader.string(displayNameNode, "'displayName'")
-        guard !displayName.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !displayName.trimmed.isEmpty else {
             throw reader.error("'displayName' must not be empty", at: displayNameNode.location)
         }
         let executableNode = try object.required("executable")
@@ -83,7 +83,7 @@ public struct ClientManifest: Sendable, Hashable {
         func description(_ key: String) throws -> String? {
             guard let node = object[key] else { return nil }
             let text = try reader.string(node, "'\(key)'")
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            guard !text.trimmed.isEmpty else {
                 throw reader.error("'\(key)' must not be empty; leave the key out instead", at: node.location)
             }
             return DisplayText.sanitized(text)

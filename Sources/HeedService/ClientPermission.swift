@@ -1,5 +1,6 @@
 public import Foundation
 import HeedClient
+import HeedCore
 import Glibc
 public import HeedState
 import HeedDBus
@@ -155,7 +156,7 @@ public struct ClientPermission: Sendable {
                 .restricted,
                 message: "speech recognition for \(identity.name) is restricted by the administrator's policy (\(file)); only they can change that")
         case .notDetermined:
-            let reason = usage.trimmingCharacters(in: .whitespacesAndNewlines)
+            let reason = usage.trimmed
             return .status(
                 .notDetermined,
                 message: "\(identity.name) asks to use speech recognition (“\(reason)”), but "

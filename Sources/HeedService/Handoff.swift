@@ -162,7 +162,7 @@ final class Handoff: Sendable {
     func store(_ status: String, text: String = "", reason: String? = nil, confidence: Double? = nil) {
         let record = DictationRecord(
             status: status, text: text, reason: reason, confidence: confidence,
-            timestamp: ISO8601DateFormatter().string(from: Date()), appId: appID)
+            timestamp: Date().iso8601Text, appId: appID)
         do {
             try AtomicFile.createDirectory(resultFile.deletingLastPathComponent())
             let encoder = JSONEncoder()

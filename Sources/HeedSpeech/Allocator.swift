@@ -79,7 +79,7 @@ public enum Allocator {
     /// the process may read and not write.
     private static func isReadOnlyFile(_ line: Substring) -> Bool {
         let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-        guard fields.count == 6, fields[1].hasPrefix("r"), !fields[1].contains("w") else { return false }
+        guard fields.count == 6, fields[1].hasPrefix("r"), !fields[1].contains("w" as Character) else { return false }
         let path = fields[5].drop { $0 == " " }
         return path.hasPrefix("/") && !path.hasPrefix("/dev/") && !path.hasPrefix("/proc/") && !path.hasPrefix("/sys/")
     }

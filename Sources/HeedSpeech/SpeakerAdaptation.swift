@@ -98,7 +98,7 @@ public struct AdaptationStore: Sendable {
 
     /// A new empty folder for an adapted model, beside the one in use.
     func newModelFolder() throws(AdaptationError) -> URL {
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let stamp = Date().iso8601Text.replacingOccurrences(of: ":", with: "")
         let model = models.appendingPathComponent("\(stamp)-\(UUID().uuidString.prefix(8))")
         do {
             try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -247,7 +247,7 @@ public struct SpeakerAdaptation {
         progress(method == .map ? "adapted model (map_adapt)" : "transform (mllr_solve)")
         try adapt(into: model, work: work, tools: tools)
         let record = AdaptationRecord(
-            method: method, created: ISO8601DateFormatter().string(from: Date()), recordings: recordings.count,
+            method: method, created: Date().iso8601Text, recordings: recordings.count,
             alignedRecordings: aligned, seconds: seconds, words: words.count, baseModel: baseModel, source: source,
             noisyCopies: noisyCopies.count, copyNoise: noisyCopies.isEmpty ? nil : noise)
         do {

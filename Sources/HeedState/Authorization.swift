@@ -271,7 +271,7 @@ struct AuthorizationState: StateFileContent, Equatable {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
-            try container.encode(decided, forKey: AnyKey("decided"))
+            try container.encode(decided.iso8601Text, forKey: AnyKey("decided"))
             try container.encode(value, forKey: AnyKey(key))
         }
     }
@@ -320,7 +320,7 @@ struct AuthorizationState: StateFileContent, Equatable {
             }
             let decidedNode = try entry.required("decided")
             let decidedText = try reader.string(decidedNode, "'decided' (an ISO 8601 date)")
-            guard let decided = try? Date(decidedText, strategy: .iso8601) else {
+            guard let decided = Date(iso8601: decidedText) else {
                 throw reader.error("'decided' must be an ISO 8601 date such as 2025-05-01T09:30:00Z, found '\(decidedText)'", at: decidedNode.location)
             }
             result[member.key] = Decision(value: value, decided: decided, key: key)
@@ -688,7 +688,7 @@ public struct AuthorizationPrompt: Sendable, Hashable {
     /// The whole question, e.g. “Timers” wants to use Heed to handle your voice requests.
     /// Sets kitchen timers by voice and tells you when they end. Allow?
     public var question: String {
-        let trimmed = usageDescription.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = usageDescription.trimmed
         let reason = trimmed.last.map { ".!?".contains($0) } == true ? trimmed : trimmed + "."
         switch kind {
         case .authorization: return "“\(displayName)” wants to use Heed to handle your voice requests. \(reason) Allow?"

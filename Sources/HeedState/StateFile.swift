@@ -95,7 +95,6 @@ struct StateFile<Content: StateFileContent>: Sendable {
     private func write(_ content: Content) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
         var data = try encoder.encode(content)
         data.append(UInt8(ascii: "\n"))
 

@@ -460,7 +460,7 @@ public struct VocabularyStore: Sendable {
         func refuse(_ message: String, _ code: VocabularyError.Code = .invalidOverride) -> VocabularyError {
             VocabularyError(code, appID: app, type: type, term: term, "\(app) \(type) '\(term)': \(message)")
         }
-        var groups = text.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        var groups = text.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmed }
         if groups.count == 1, termWords.count > 1 {
             let spelled = kind == .soundsLike ? VocabularyNormalizer.words(text) : []
             guard spelled.count == termWords.count else {

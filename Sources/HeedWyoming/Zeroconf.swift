@@ -80,7 +80,7 @@ final class Zeroconf: Sendable {
                     started.signal()
                 }
                 if !stopping.isSet {
-                    let text = said.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let text = said.trimmed
                     report("announcement on port \(port) ended: avahi-publish-service exited with status \(status)"
                         + (text.isEmpty ? "" : ": \(text)") + " (is avahi-daemon running?)")
                 }

@@ -211,7 +211,7 @@ extension Auth {
         }
     }
 
-    static func dateText(_ date: Date) -> String { date.formatted(.iso8601) }
+    static func dateText(_ date: Date) -> String { date.iso8601Text }
 
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()

@@ -114,7 +114,7 @@ struct RecognizerOptions: ParsableArguments {
         if let rejectionThreshold, !(0...1).contains(rejectionThreshold) {
             throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
         }
-        for option in decoderOptions where !option.contains("=") || option.hasPrefix("=") {
+        for option in decoderOptions where !option.contains("=" as Character) || option.hasPrefix("=") {
             throw ValidationError("--decoder-option takes flag=value (e.g. beam=1e-40), not \(option)")
         }
     }
@@ -270,7 +270,7 @@ func askOnTerminal(_ question: String) -> Bool? {
     guard isatty(STDIN_FILENO) != 0 else { return nil }
     while true {
         FileHandle.standardError.write(Data("\(question) [y/n] ".utf8))
-        guard let line = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), !line.isEmpty else { return nil }
+        guard let line = readLine()?.trimmed.lowercased(), !line.isEmpty else { return nil }
         if ["y", "yes"].contains(line) { return true }
         if ["n", "no"].contains(line) { return false }
     }

@@ -205,13 +205,13 @@ extension Vocab {
         /// The terms of a file: a JSON array of strings, or one a line.
         static func terms(in data: Data, file: String) throws -> [String] {
             guard let text = String(data: data, encoding: .utf8) else { throw VocabCommandError("\(file): the file is not UTF-8 text") }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmed
             if trimmed.hasPrefix("[") {
                 let source = SourceText(path: file, text: text)
                 let reader = JSONSchemaReader(source: source)
                 return try reader.array(try LocatedJSONParser.parse(source), "a JSON array of terms").map { try reader.string($0, "a term") }
             }
-            return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            return text.split(whereSeparator: \.isNewline).map { $0.trimmed }
                 .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }
     }
@@ -317,7 +317,7 @@ extension Vocab {
             let (status, message) = try ChildProcess.run(URL(fileURLWithPath: aplay), arguments: ["-q", "-"], input: [UInt8](data))
             guard status == 0 else {
                 throw VocabCommandError(
-                    "aplay could not play on the default sound device: \(message.trimmingCharacters(in: .whitespacesAndNewlines)); use --wav FILE instead")
+                    "aplay could not play on the default sound device: \(message.trimmed); use --wav FILE instead")
             }
         }
     }

@@ -162,6 +162,27 @@ struct AllocatorTests {
     /// `scripts/code-order.py`), so that a command brings fewer of the binary's pages in. A list
     /// gone stale costs that memory without a sign; this fails once many of the Heed functions it
     /// names are gone from the binary (the debug build's, which has the same names for them).
+    /// Foundation's ISO 8601 dates build a calendar whose time zone opens ICU's zone data, and
+    /// its trimming and searching of strings go through `NSString` and CoreFoundation's Unicode
+    /// tables: a listener holds what they touch for the rest of its life (1.1 and about 0.4 MB,
+    /// docs/MEASUREMENTS.md). Heed's code uses HeedCore's `iso8601Text`, `Date(iso8601:)` and
+    /// `trimmed` instead. (The client example uses only HeedClient, and Foundation freely.)
+    @Test func heedsCodeKeepsToItsOwnDatesAndTrimming() throws {
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") && !$0.hasPrefix("heed-client-example/") }
+        #expect(files.count > 100, "found \(files.count) Swift files under \(sources.path)")
+        var uses: [String] = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.trimmed.hasPrefix("//") && line.firstMatch(of: /trimmingCharacters\(|ISO8601DateFormatter|\.iso8601\b/) != nil {
+                uses.append("\(file):\(number + 1)")
+            }
+        }
+        #expect(uses.isEmpty, "Foundation's dates or trimming at \(uses.joined(separator: ", "))")
+    }
+
     @Test func theCodeOrderStillNamesHeedsFunctions() throws {
         let list = try String(
             contentsOf: Fixtures.packageRoot.appendingPathComponent("contrib/code-order/heed.txt"), encoding: .utf8)
