@@ -1,5 +1,6 @@
 import HeedCore
 public import Foundation
+import Synchronization
 
 /// All intent definitions and rule files, checked and compiled: the one entry point of this module.
 ///
@@ -12,10 +13,14 @@ public import Foundation
 /// ```
 public struct IntentCatalog: Sendable {
     /// Every intent, files in the order given (a directory's files in name order), intents in file order.
-    public private(set) var intents: [IntentDefinition]
+    public let intents: [IntentDefinition]
     /// The user's rules followed by the built-in ones, references resolved to symbols.
     let rules: [LoadedRule]
-    private let defaultParser: IntentParser
+    /// The parser of ``parse(_:)``, made by the first call. The hearing commands parse with
+    /// ``parser(vocabulary:)`` instead; a listener keeps a catalog of every intent and makes one
+    /// for what is going on, and a parser made for each would hold 0.4–0.5 MB for nothing
+    /// (docs/MEASUREMENTS.md).
+    private let defaultParser = ParserOnFirstUse()
 
     /// Loads and checks intent files and JSGF rule files.
     ///
@@ -86,7 +91,6 @@ public struct IntentCatalog: Sendable {
     private init(intents: [IntentDefinition], rules: [LoadedRule]) {
         self.intents = intents
         self.rules = rules
-        defaultParser = IntentParser(intents: intents, rules: rules, vocabulary: [:])
     }
 
     /// A catalog that accepts only the answer to one parameter's prompt: the value alone.
@@ -168,9 +172,22 @@ public struct IntentCatalog: Sendable {
     /// Parses a sentence with no registered vocabulary (vocabulary slots accept only fallback cases).
     /// - Parameter text: What was said or typed.
     /// - Returns: The matches, best first; empty when nothing matches.
-    public func parse(_ text: String) -> [IntentMatch] { defaultParser.parse(text) }
+    public func parse(_ text: String) -> [IntentMatch] {
+        let parser = defaultParser.parser.withLock { parser in
+            if let parser { return parser }
+            let made = IntentParser(intents: intents, rules: rules, vocabulary: [:])
+            parser = made
+            return made
+        }
+        return parser.parse(text)
+    }
 
     /// Finds phrases that templates of two different intents both accept.
     /// - Returns: The conflicts in catalog order; empty when every phrase has one intent.
     public func conflicts() -> [IntentConflict] { ConflictChecker.conflicts(intents: intents, rules: rules) }
+}
+
+/// Where a catalog keeps the parser its first ``IntentCatalog/parse(_:)`` makes; its copies share it.
+private final class ParserOnFirstUse: Sendable {
+    let parser = Mutex<IntentParser?>(nil)
 }

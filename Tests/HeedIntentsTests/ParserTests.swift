@@ -63,6 +63,22 @@ import Testing
         #expect(parser.parse("add oat milk to my to do list").first?.parameters == ["item": .vocabulary("Oat Milk"), "list": .vocabulary("to do")])
         #expect(parser.parse("create a note called ideas").first?.parameters == ["title": .vocabulary("Ideas")])
     }
+
+    /// The catalog makes its parser on the first parse; copies share it, and threads parsing at
+    /// once get what one thread gets.
+    @Test func theParserMadeOnFirstUseIsShared() async throws {
+        let sentences = ["set a timer for ten minutes", "pause", "add milk to my shopping list", "order a pizza"]
+        let catalog = try Package.shipped()
+        let copies = (0..<8).map { _ in catalog }
+        let together = await withTaskGroup(of: [IntentMatch?].self) { group in
+            for copy in copies { group.addTask { sentences.map { copy.parse($0).first } } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let alone = try sentences.map { try Package.shipped().parse($0).first }
+        #expect(together.count == 8)
+        #expect(together.allSatisfy { $0 == alone })
+        #expect(alone[0]?.intent == "setTimer" && alone[3] == nil)
+    }
 }
 
 @Suite struct BaristaTests {
