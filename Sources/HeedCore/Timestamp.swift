@@ -47,16 +47,21 @@ extension Date {
         self.init(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// This date as ISO 8601 text in UTC, to the second below: `2025-05-01T09:30:00Z`.
+    /// This date as ISO 8601 text in UTC, to the second below: `2025-05-01T09:30:00Z`. A date
+    /// outside the years 0001–9999 (or not a number: a time read from a file can be anything)
+    /// is written as the nearest end of that range.
     public var iso8601Text: String {
-        let seconds = Int(timeIntervalSince1970.rounded(.down))
-        let (days, time) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let first = -62_135_596_800.0, last = 253_402_300_799.0  // 0001-01-01T00:00:00Z, 9999-12-31T23:59:59Z
+        let clamped = timeIntervalSince1970.isNaN ? first : min(max(timeIntervalSince1970.rounded(.down), first), last)
+        let (days, time) = Int(clamped).quotientAndRemainder(dividingBy: 86_400)
         let (dayNumber, secondOfDay) = time < 0 ? (days - 1, time + 86_400) : (days, time)
         let (year, month, day) = Self.civilDate(daysSinceEpoch: dayNumber)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(repeating: "0", count: max(0, 4 - String(abs(year)).count)) + String(abs(year))
-        return (year < 0 ? "-" : "") + yearText + "-\(two(month))-\(two(day))T"
-            + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        func digits(_ value: Int, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T"
+            + "\(digits(secondOfDay / 3600, 2)):\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))Z"
     }
 
     private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }

@@ -26,6 +26,21 @@ struct MicrophoneClaimTests {
         next.release()
     }
 
+    /// The holder's line is another process's bytes: a time that is no date is named, not a crash.
+    @Test(arguments: ["1e300", "nan", "-inf", "soon"])
+    func aHoldersTimeThatIsNoDateIsNamed(time: String) throws {
+        let folder = try TemporaryFolder.make().appendingPathComponent("heed").path
+        let claim = try MicrophoneClaim.take(device: "default", owner: "heed listen", folder: folder)
+        defer { claim.release() }
+        try "4242\t\(time)\tsomething odd\n".write(toFile: folder + "/microphone-default.lock", atomically: false, encoding: .utf8)
+        do {
+            _ = try MicrophoneClaim.take(device: "default", owner: "heed serve", folder: folder)
+            Issue.record("a held claim was taken again")
+        } catch {
+            #expect("\(error)".hasPrefix("the microphone 'default' is in use by something odd (pid 4242)"), "\(error)")
+        }
+    }
+
     @Test func aFolderThatCannotBeMadeIsUnusableNotBusy() throws {
         let file = try TemporaryFolder.make().appendingPathComponent("a-file")
         try Data().write(to: file)

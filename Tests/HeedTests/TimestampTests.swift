@@ -41,6 +41,17 @@ struct TimestampTests {
         #expect(Date(timeIntervalSince1970: -0.25).iso8601Text == "1969-12-31T23:59:59Z")
     }
 
+    /// A time read from someone else's file (a microphone claim's holder) can be anything.
+    @Test("a date beyond the years 0001–9999 is written as the nearest end")
+    func outOfRange() {
+        #expect(Date(timeIntervalSince1970: 1e300).iso8601Text == "9999-12-31T23:59:59Z")
+        #expect(Date(timeIntervalSince1970: .infinity).iso8601Text == "9999-12-31T23:59:59Z")
+        #expect(Date(timeIntervalSince1970: -1e300).iso8601Text == "0001-01-01T00:00:00Z")
+        #expect(Date(timeIntervalSince1970: .nan).iso8601Text == "0001-01-01T00:00:00Z")
+        #expect(Date(iso8601: "9999-12-31T23:59:59Z")?.iso8601Text == "9999-12-31T23:59:59Z")
+        #expect(Date(iso8601: "0001-01-01T00:00:00Z")?.iso8601Text == "0001-01-01T00:00:00Z")
+    }
+
     @Test("offsets and fractions of a second are read")
     func offsetsAndFractions() {
         let utc = Date(iso8601: "2025-05-01T09:30:00Z")
