@@ -174,10 +174,8 @@ public struct IntentCatalog: Sendable {
     /// - Returns: The matches, best first; empty when nothing matches.
     public func parse(_ text: String) -> [IntentMatch] {
         let parser = defaultParser.parser.withLock { parser in
-            if let parser { return parser }
-            let made = IntentParser(intents: intents, rules: rules, vocabulary: [:])
-            parser = made
-            return made
+            if parser == nil { parser = self.parser(vocabulary: [:]) }
+            return parser!
         }
         return parser.parse(text)
     }
