@@ -44,7 +44,7 @@ struct OpenSlotSearch {
         var phonesOfWord: [String: [UInt8]] = [:]
         func phones(_ word: String) -> [UInt8] {
             if let known = phonesOfWord[word] { return known }
-            let phones = (pronunciation(word) ?? "").split(separator: " ").compactMap { Self.phoneCodes[String($0)] }
+            let phones = Self.codes(ofPhones: pronunciation(word) ?? "")
             phonesOfWord[word] = phones
             return phones
         }
@@ -157,7 +157,7 @@ struct OpenSlotSearch {
     /// Chosen on synthetic speech (espeak-ng and flite, 64 titles among 10,000): the right title
     /// among the first 20 for 53 of 60 rather than 49 with equal costs (docs/VOCABULARY.md).
     func shortlist(_ terms: Terms, phones: [String]) -> [Int] {
-        let heard = phones.compactMap { Self.phoneCodes[$0] }
+        let heard = phones.compactMap { Self.code(ofPhone: $0.utf8) }
         guard !heard.isEmpty else { return Array(terms.words.indices.prefix(Self.shortlistSize)) }
         let (extra, missed) = (10, 7)
         let substitution = Self.substitutionCosts
@@ -181,7 +181,26 @@ struct OpenSlotSearch {
         return scored.sorted { ($0.distance, $0.term) < ($1.distance, $1.term) }.prefix(Self.shortlistSize).map(\.term)
     }
 
-    static let phoneCodes = Dictionary(uniqueKeysWithValues: ModelPhones.speech.enumerated().map { ($1, UInt8($0)) })
+    /// A pronunciation's phones ("HH EH L OW") as indices into ``ModelPhones/speech``; a phone the
+    /// model does not have is left out. Read as bytes: every term of a large vocabulary is read
+    /// this way when its grammar is loaded (a string per phone took 60 ms for 10,000 titles).
+    static func codes(ofPhones pronunciation: String) -> [UInt8] {
+        pronunciation.utf8.split(separator: UInt8(ascii: " ")).compactMap(code(ofPhone:))
+    }
+
+    /// A phone's index into ``ModelPhones/speech``, or `nil`.
+    static func code(ofPhone name: some Collection<UInt8>) -> UInt8? {
+        packed(name).flatMap { phoneCodes[$0] }
+    }
+
+    /// Phone indices by the phone's name packed into an integer (``packed(_:)``).
+    private static let phoneCodes = Dictionary(uniqueKeysWithValues: ModelPhones.speech.enumerated().map { (packed($1.utf8)!, UInt8($0)) })
+
+    /// A name of one to four bytes as an integer, a byte each; `nil` for a longer or empty one.
+    private static func packed(_ name: some Collection<UInt8>) -> UInt32? {
+        guard (1...4).contains(name.count) else { return nil }
+        return name.reduce(0) { $0 << 8 | UInt32($1) }
+    }
 
     /// The cost of hearing one phone as another, row by row in ``ModelPhones/speech`` order.
     static let substitutionCosts: [Int] = {

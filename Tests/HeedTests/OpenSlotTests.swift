@@ -54,6 +54,15 @@ struct OpenSlotTests {
         #expect(OpenSlot.parse("{playlistTitle}") == nil)
     }
 
+    @Test func phonesAreReadAsTheModelsIndices() {
+        let index = { (phone: String) in UInt8(ModelPhones.speech.firstIndex(of: phone)!) }
+        #expect(OpenSlotSearch.codes(ofPhones: "HH EH L OW") == ["HH", "EH", "L", "OW"].map(index))
+        // Extra spaces, a phone the model lacks (SIL is no speech phone) and an empty pronunciation.
+        #expect(OpenSlotSearch.codes(ofPhones: " T  SIL XYZZY AA ") == ["T", "AA"].map(index))
+        #expect(OpenSlotSearch.codes(ofPhones: "").isEmpty)
+        #expect(ModelPhones.speech.allSatisfy { OpenSlotSearch.code(ofPhone: $0.utf8) == index($0) })
+    }
+
     @Test func theClosestTermComesFirstThoughPhonesWereMisheard() {
         let search = Self.search()
         let terms = search.slots["playlistTitle"]!

@@ -161,8 +161,10 @@ struct RecognizerTests {
     @Test func readsADictionaryLineByLine() throws {
         let folder = try TemporaryFolder.make()
         let dictionary = folder.appendingPathComponent("small.dict").path
-        try "play P L EY\r\npause\tP AO Z # the command\nstop S T AA P\nstop(2) S T AO P\nstart S T AA R T".write(toFile: dictionary, atomically: true, encoding: .utf8)
+        // "café" written decomposed (e + U+0301), as a dictionary made on another system may have it.
+        try "play P L EY\r\npause\tP AO Z # the command\nstop S T AA P\nstop(2) S T AO P\ncafe\u{301} K AE F EY\nstart S T AA R T".write(toFile: dictionary, atomically: true, encoding: .utf8)
         #expect(try PocketSphinxRecognizer.wordsWithoutPronunciation(["pause", "stop", "start", "play", "resume"], dictionaryPath: dictionary) == ["resume"])
+        #expect(try Pronunciations.phones(of: ["pause", "café", "stop"], dictionaryPath: dictionary) == ["pause": ["P", "AO", "Z"], "café": ["K", "AE", "F", "EY"], "stop": ["S", "T", "AA", "P"]])
         let grammar = folder.appendingPathComponent("small.gram").path
         try "#JSGF V1.0;\ngrammar small;\npublic <c> = play | pause | stop | start;\n".write(toFile: grammar, atomically: true, encoding: .utf8)
         let recognizer = try Fixtures.recognizer(grammar: grammar) { $0.dictionaryPath = dictionary }
@@ -172,6 +174,27 @@ struct RecognizerTests {
             #expect(error?.code == .decoderInitFailed)
             #expect(error?.message.contains(path) == true, "\(path)")
         }
+    }
+
+    /// Lines are looked at as bytes before any is made a string: the words found in the whole
+    /// en-us dictionary are those a plain reading of it finds, with the same first pronunciation.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func theWholeDictionaryReadsAsAPlainReadingOfIt() throws {
+        let path = PocketSphinxRecognizer.Configuration.default.dictionaryPath
+        var plain: [String: [String]] = [:]
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline) {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let word = fields.first.map(String.init), !word.hasSuffix(")"), plain[word] == nil else { continue }
+            plain[word] = fields.dropFirst().prefix(while: { $0 != "#" }).map(String.init)
+        }
+        var generator = SeededGenerator(seed: 18)
+        let sample = Set(plain.keys.sorted().shuffled(using: &generator).prefix(20_000))
+        let absent: Set<String> = ["zzyzxq", "playlistx", "qwertyuiop", "éclair", "naïve"]
+        let found = try Pronunciations.phones(of: sample.union(absent), dictionaryPath: path)
+        let wrong = sample.filter { found[$0] != plain[$0] }.sorted()
+        #expect(wrong.isEmpty, "\(wrong.count) words read otherwise, among them \(wrong.prefix(5))")
+        #expect(found.count == sample.count)
+        #expect(try PocketSphinxRecognizer.wordsWithoutPronunciation(Array(absent.sorted()) + ["pause"], dictionaryPath: path) == absent.sorted())
     }
 
     @Test func refusesAudioAtAnotherRate() throws {

@@ -168,6 +168,14 @@ struct VocabularyStoreTests {
         #expect(VocabularyNormalizer.words("Beyoncé") == ["beyoncé"])
         #expect(VocabularyNormalizer.words("lo-fi beats") == ["lo", "fi", "beats"])
         #expect(VocabularyNormalizer.displayText(" Morning\t\nJazz ") == "Morning Jazz")
+        // ASCII text is read as bytes; Foundation's NFKC and Swift's white space give the same text.
+        var generator = SeededGenerator(seed: 13)
+        let pieces = ["a", "Z", "7", "'", "-", "!", " ", "  ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\r", "rock", "Road Trip"]
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let foundation = text.precomposedStringWithCompatibilityMapping.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+            #expect(VocabularyNormalizer.displayText(text) == foundation, "\(text.debugDescription)")
+        }
         let store = try VocabularyFixtures.store()
         try store.set(["Route 66"], type: "playlistTitle", app: "org.heed.media")
         let snapshot = try store.snapshot()
