@@ -13,14 +13,15 @@ import HeedTesting
 /// pass, the closest terms in the second.
 @Suite("Open slots")
 struct OpenSlotTests {
-    /// A small grammar: "play playlist {slot}", "put on the {slot} playlist", "pause".
+    /// A small grammar: "play playlist {slot}", "put on the {slot} playlist", "pause", "stop that".
     static let graph: WordGraph = {
         let phones = ModelPhones.speech.map { OpenSlot.phoneWord($0, type: "playlistTitle") }
         var arcs = [
             WordGraph.Arc(from: 0, to: 1, word: "play"), WordGraph.Arc(from: 1, to: 2, word: "playlist"),
             WordGraph.Arc(from: 0, to: 4, word: "put"), WordGraph.Arc(from: 4, to: 5, word: "on"),
             WordGraph.Arc(from: 5, to: 6, word: "the"), WordGraph.Arc(from: 7, to: 3, word: "playlist"),
-            WordGraph.Arc(from: 0, to: 3, word: "pause"),
+            WordGraph.Arc(from: 0, to: 3, word: "pause"), WordGraph.Arc(from: 0, to: 9, word: "stop"),
+            WordGraph.Arc(from: 9, to: 3, word: "that"),
         ]
         for phone in phones {
             arcs += [
@@ -28,7 +29,7 @@ struct OpenSlotTests {
                 WordGraph.Arc(from: 6, to: 7, word: phone), WordGraph.Arc(from: 7, to: 7, word: phone),
             ]
         }
-        return WordGraph(stateCount: 9, start: 0, finals: [3, 8], arcs: arcs)
+        return WordGraph(stateCount: 10, start: 0, finals: [3, 8], arcs: arcs)
     }()
 
     static let pronunciations = [
@@ -77,14 +78,23 @@ struct OpenSlotTests {
         let second = search.secondPass(after: ["put", "on", "the"] + Self.heard("R EY N IY D EY B L UW Z") + ["playlist"], sentence: true)
         #expect(second.accepts(["put", "on", "the", "rainy", "day", "blues", "playlist"]))
         #expect(second.accepts(["play", "playlist", "morning", "jazz"]))
+        #expect(!second.accepts(["stop", "that"]))
         #expect(!second.accepts(["pause"]))
         #expect(!second.arcs.contains { OpenSlot.parse($0.word) != nil })
+        // Only the states its sentences go through: the search visits every state at each frame.
+        let used = Set(second.arcs.flatMap { [$0.from, $0.to] }).union([second.start])
+        #expect(used == Set(0..<second.stateCount))
+        #expect(second.finals.isSubset(of: used) && !second.finals.isEmpty)
     }
 
     @Test func theSecondPassAfterNoSentenceSearchesTheWholeGrammarAgain() {
         let second = Self.search().secondPass(after: ["play"] + Self.heard("P AO Z"), sentence: false)
         #expect(second.accepts(["pause"]))
         #expect(second.accepts(["play", "playlist", "road", "trip", "classics"]))
+        #expect(second.accepts(["put", "on", "the", "morning", "jazz", "playlist"]))
+        #expect(second.accepts(["stop", "that"]))
+        #expect(!second.accepts(["play", "playlist"]))
+        #expect(Set(second.arcs.flatMap { [$0.from, $0.to] }).union([second.start]) == Set(0..<second.stateCount))
     }
 
     @Test func sentencesWithTermsInTheSlotAreTheGrammars() {
