@@ -49,10 +49,10 @@ struct PronunciationDictionary {
         if ferror(file) != 0 {
             throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(String(cString: strerror(errno)))")
         }
-        let supplemented = Self.supplement.keys.filter(words.contains).sorted()
+        let supplemented = Self.supplement.filter { words.contains($0.key) }.sorted { $0.key < $1.key }
         guard !supplemented.isEmpty else { return }
-        let found = Set(entries.lazy.map(\.word).filter(supplemented.contains))
-        for word in supplemented where !found.contains(word) { entries.append((word, Self.supplement[word]!)) }
+        let found = Set(entries.lazy.map(\.word).filter { word in supplemented.contains { $0.key == word } })
+        for (word, phones) in supplemented where !found.contains(word) { entries.append((word, phones)) }
     }
 
     /// The phones of a line after its word, one space between each, up to a `#` of its own
@@ -89,9 +89,9 @@ struct PronunciationDictionary {
         private let mask: UInt64
 
         init(_ words: Set<String>) {
-            // About 16 bits a word: one line in a few thousand passes without being looked for.
+            // 64 bits or more a word: at most one line in 64 of those not looked for passes on.
             var size = 1 << 10
-            while size < words.count * 16 { size <<= 1 }
+            while size < words.count * 64 { size <<= 1 }
             bits = Array(repeating: 0, count: size / 64)
             mask = UInt64(size - 1)
             for word in words {
