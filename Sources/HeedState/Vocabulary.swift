@@ -32,8 +32,9 @@ public enum VocabularyNormalizer {
     /// - Parameter text: A term as the user or app wrote it.
     /// - Returns: The text stored.
     public static func displayText(_ text: String) -> String {
-        // ASCII is its own NFKC form and has only ASCII white space; looked at as bytes, the
-        // 10,000 titles of a music library are read in a tenth of the time.
+        // ASCII is its own NFKC form and has only ASCII white space. Foundation's NFKC and the
+        // white-space test of each character were a quarter of the time the listener took to read
+        // 10,000 titles from the store (`perf record`).
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
             return text.precomposedStringWithCompatibilityMapping
                 .split(whereSeparator: { $0.isWhitespace || $0.isNewline })
