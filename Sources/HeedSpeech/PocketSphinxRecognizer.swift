@@ -667,6 +667,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             .filter { !Self.isFiller($0) }.map(Self.baseWord)
         guard OpenSlotSearch.saysSlot(heard) else { return nil }
         let graph = openSlots.secondPass(after: heard, sentence: sentence)
+        // The last utterance's second pass goes first: PocketSphinx builds a new search before it
+        // frees the one it replaces, and a second pass over the whole grammar holds 13 MB of
+        // transition tables and lexical trees with 10,000 titles.
+        decoder.removeSearch(Self.openSlotSearch)
         let search = decoder.finiteStateGrammar(graph, name: Self.openSlotSearch, alternates: lexicon.alternates(of: Set(graph.arcs.map(\.word))))
         try decoder.addSearch(search, name: Self.openSlotSearch)
         var secondLastWords: String?

@@ -177,6 +177,9 @@ struct OpenSlotTests {
             #expect(!withTitles.text.isEmpty)
             #expect(withTitles.text == (try plain.recognize(audio)).text, "\(name)")
         }
+        // Heard again, the title's second pass replaces the one the first hearing left.
+        #expect(try recognizer.recognize(try AudioFile.read(wav.path)).text == "put on the road trip classics playlist")
+        #expect(try recognizer.recognize(try AudioFile.read(wav.path)).text == "put on the road trip classics playlist")
     }
 }
 
