@@ -75,7 +75,10 @@ struct OpenSlotSearch {
     /// "put on …", and the sentence said had "the" (8 of 36 flite commands among 10,000 titles
     /// lost "the" that way, docs/MEASUREMENTS.md). When it reached no end — the free loop
     /// outscored the words that were said ("pause" heard as "play" and phones, then nothing) — the
-    /// whole grammar is searched again, the slots holding the closest terms.
+    /// whole grammar is searched again, the closest terms in the slots that the words heard before
+    /// the loop lead to by any words (every slot when the grammar does not begin with those words):
+    /// at all eleven places, the terms made that grammar four times the first pass's, and
+    /// PocketSphinx goes over every state of it at each frame.
     /// - Parameters:
     ///   - heard: The first pass's words (its best path, whole or not), fillers removed.
     ///   - sentence: Whether they are a whole sentence of the grammar.
@@ -106,7 +109,11 @@ struct OpenSlotSearch {
             // A slot starts where a state has phone arcs and no phone arc leads in; it ends in the
             // states one phone or more lead to. Each chosen term goes from the one to the others.
             let inner = Set(graph.arcs.filter { OpenSlot.parse($0.word)?.type == type }.map(\.to))
-            let starts = Set(graph.arcs.filter { OpenSlot.parse($0.word)?.type == type && !inner.contains($0.from) }.map(\.from))
+            var starts = Set(graph.arcs.filter { OpenSlot.parse($0.word)?.type == type && !inner.contains($0.from) }.map(\.from))
+            if !sentence {
+                let ahead = statesAhead(of: heard.prefix { OpenSlot.parse($0) == nil })
+                if !ahead.isDisjoint(with: starts) { starts.formIntersection(ahead) }
+            }
             for start in starts.sorted() {
                 for end in statesAfterPhones(of: type, from: start).sorted() {
                     for term in chosen {
@@ -124,6 +131,21 @@ struct OpenSlotSearch {
         }
         let all = WordGraph(stateCount: stateCount, start: graph.start, finals: graph.finals, arcs: arcs)
         return Self.withoutIdleStates(sentence ? Self.throughSlots(all, terms: firstTermArc..<arcs.count) : all)
+    }
+
+    /// The states the first pass's graph can reach after `words`, by any words after them; every
+    /// state when the graph does not begin with them.
+    private func statesAhead(of words: some Sequence<String>) -> Set<Int> {
+        var states: Set<Int> = [graph.start]
+        for word in words {
+            states = Set(states.flatMap { arcsByState[$0].filter { $0.word == word }.map(\.to) })
+        }
+        guard !states.isEmpty else { return Set(0..<graph.stateCount) }
+        var frontier = Array(states)
+        while let state = frontier.popLast() {
+            for arc in arcsByState[state] where OpenSlot.parse(arc.word) == nil && states.insert(arc.to).inserted { frontier.append(arc.to) }
+        }
+        return states
     }
 
     /// The graph with only the start and the states its arcs use, numbered anew. PocketSphinx's

@@ -91,9 +91,18 @@ struct OpenSlotTests {
         let second = Self.search().secondPass(after: ["play"] + Self.heard("P AO Z"), sentence: false)
         #expect(second.accepts(["pause"]))
         #expect(second.accepts(["play", "playlist", "road", "trip", "classics"]))
-        #expect(second.accepts(["put", "on", "the", "morning", "jazz", "playlist"]))
         #expect(second.accepts(["stop", "that"]))
         #expect(!second.accepts(["play", "playlist"]))
+        // The terms stand only where the words heard before the slot lead, by any words after them.
+        #expect(!second.accepts(["put", "on", "the", "morning", "jazz", "playlist"]))
+        let afterPutOn = Self.search().secondPass(after: ["put", "on"] + Self.heard("DH AH M AO R N"), sentence: false)
+        #expect(afterPutOn.accepts(["put", "on", "the", "morning", "jazz", "playlist"]))
+        #expect(!afterPutOn.accepts(["play", "playlist", "morning", "jazz"]))
+        #expect(afterPutOn.accepts(["pause"]))
+        // Words the grammar does not begin with say nothing of where the slot is: every place.
+        let elsewhere = Self.search().secondPass(after: ["stop", "on"] + Self.heard("M AO R N"), sentence: false)
+        #expect(elsewhere.accepts(["put", "on", "the", "morning", "jazz", "playlist"]))
+        #expect(elsewhere.accepts(["play", "playlist", "morning", "jazz"]))
         #expect(Set(second.arcs.flatMap { [$0.from, $0.to] }).union([second.start]) == Set(0..<second.stateCount))
     }
 
