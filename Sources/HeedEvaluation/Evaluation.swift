@@ -423,7 +423,6 @@ public struct Evaluation: Sendable {
         return report
     }
 
-    /// A seed per recording, stable across runs and machines (FNV-1a of its path).
     /// Parameter values as the corpus labels write them: text as text, numbers as numerals.
     static func labelStrings(_ parameters: [String: ParameterValue]) -> [String: String] {
         parameters.mapValues { value in
