@@ -114,10 +114,22 @@ struct OpenSlotSearch {
                 let ahead = statesAhead(of: heard.prefix { OpenSlot.parse($0) == nil })
                 if !ahead.isDisjoint(with: starts) { starts.formIntersection(ahead) }
             }
+            // A term's words after its first lead to the slot's end the same way whichever start
+            // it came from, so each term is drawn once per end and every start enters it.
+            var rest: [[Int]: Int] = [:]
             for start in starts.sorted() {
                 for end in statesAfterPhones(of: type, from: start).sorted() {
                     for term in chosen {
                         let words = terms.words[term]
+                        guard words.count > 1 else {
+                            arcs.append(WordGraph.Arc(from: start, to: end, word: words[0]))
+                            continue
+                        }
+                        if let second = rest[[end, term]] {
+                            arcs.append(WordGraph.Arc(from: start, to: second, word: words[0]))
+                            continue
+                        }
+                        rest[[end, term]] = stateCount
                         var from = start
                         for word in words.dropLast() {
                             arcs.append(WordGraph.Arc(from: from, to: stateCount, word: word))
