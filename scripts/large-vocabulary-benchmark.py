@@ -127,7 +127,7 @@ def main():
         manifests[engine] = os.path.join(work, f"{engine}.tsv")
         write_manifest(manifests[engine], engine_rows)
     if args.corpora:
-        folder = os.path.join(args.corpora, "speech_to_phrase_en")
+        folder = os.path.join(os.path.abspath(args.corpora), "speech_to_phrase_en")
         with open(os.path.join(folder, "manifest.tsv")) as handle:
             lines = [line.rstrip("\n").split("\t") for line in handle][1:]
         real = [(os.path.join(folder, line[0]), line[1], "{}", "speech-to-phrase") for line in lines
