@@ -116,7 +116,7 @@ struct OpenSlotSearch {
             }
             // A term's words after its first lead to the slot's end the same way whichever start
             // it came from, so each term is drawn once per end and every start enters it.
-            var rest: [[Int]: Int] = [:]
+            var afterFirstWord: [[Int]: Int] = [:]
             for start in starts.sorted() {
                 for end in statesAfterPhones(of: type, from: start).sorted() {
                     for term in chosen {
@@ -125,11 +125,11 @@ struct OpenSlotSearch {
                             arcs.append(WordGraph.Arc(from: start, to: end, word: words[0]))
                             continue
                         }
-                        if let second = rest[[end, term]] {
-                            arcs.append(WordGraph.Arc(from: start, to: second, word: words[0]))
+                        if let shared = afterFirstWord[[end, term]] {
+                            arcs.append(WordGraph.Arc(from: start, to: shared, word: words[0]))
                             continue
                         }
-                        rest[[end, term]] = stateCount
+                        afterFirstWord[[end, term]] = stateCount
                         var from = start
                         for word in words.dropLast() {
                             arcs.append(WordGraph.Arc(from: from, to: stateCount, word: word))
