@@ -2,7 +2,7 @@
 """Fits Heed's confidence model: P(command heard right | confidence features).
 
 usage: scripts/calibrate-confidence.py SETS_DIR [RESULTS_DIR ...] [--features a,b,...] [--model NAME]
-                                      [--outside-limit R|none]
+                                      [--outside-limit R|none] [--grammars G,G,...]
 
 Reads the `heed eval --json` results that scripts/rejection-eval.py wrote for the sets of
 scripts/rejection-sets.py (default RESULTS_DIR: SETS_DIR/results). Several RESULTS_DIRs are
@@ -24,6 +24,10 @@ margin-only model of the first version), and the threshold with the
 best acceptance at ≤ 1 false accept per hour on train. Both models score 0 where the phone loop
 found more than R phones outside the words for each phone of them (--outside-limit, default 6,
 Heed's ConfidenceModel.outsidePhoneLimit; `none` scores every result by its features alone).
+--grammars keeps the sets decoded with these grammars only (`intents`, or a JSGF file as the sets
+name it): `--grammars grammars/speech-commands.gram,grammars/digit.gram --features
+allFramesMargin,meanMargin,logOutsidePhones --model oneWord` fits ConfidenceModel.oneWord on results
+decoded with every senone, as Heed decodes a grammar of single words.
 """
 import importlib.util
 import math
@@ -40,6 +44,7 @@ REFERENCE = {
     # The six-feature model fitted on clean speech alone (ConfidenceModel.features until 2026-11-25).
     "clean": ({"meanMargin": 0.2538, "allFramesMargin": 0.1523, "lowMarginFraction": -5.129, "logPhoneRatio": 0.9685,
                "logOutsidePhones": -0.4281, "logWordCount": 1.289}, 1.169),
+    "oneWord": ({"allFramesMargin": 0.1006, "meanMargin": 0.0808, "logOutsidePhones": -0.406}, 3.38),
 }
 # Chosen over all ten features and four other subsets by acceptance at ≤ 1 FA/hour on train.
 DEFAULT_FEATURES = ["meanMargin", "allFramesMargin", "lowMarginFraction", "logPhoneRatio", "logOutsidePhones", "logWordCount"]
@@ -123,14 +128,20 @@ def main():
         index = args.index("--outside-limit")
         outside_limit = None if args[index + 1] == "none" else float(args[index + 1])
         del args[index:index + 2]
+    grammars = None
+    if "--grammars" in args:
+        index = args.index("--grammars")
+        grammars = set(args[index + 1].split(","))
+        del args[index:index + 2]
     if not args:
         sys.exit(__doc__)
     sets_dir = os.path.abspath(args[0])
     results_dirs = [os.path.abspath(a) for a in args[1:]] or [os.path.join(sets_dir, "results")]
+    keep = lambda entry: grammars is None or rejection.grammar_group(entry) in grammars
     items = []
     for results_dir in results_dirs:
         condition = os.path.basename(results_dir)
-        items += [dict(item, condition=condition) for item in rejection.outcomes(sets_dir, results_dir) if item["speech"] == "real"]
+        items += [dict(item, condition=condition) for item in rejection.outcomes(sets_dir, results_dir, keep) if item["speech"] == "real"]
     rejection.durations(items)
     for item in items:
         item["label"] = item["role"] == "positive" and item["right"]

@@ -54,10 +54,11 @@ def run_sets(heed, sets_dir, results_dir, flags):
             handle.write(done.stdout)
 
 
-def outcomes(sets_dir, results_dir):
-    """Every result as a dict: set, speech, split, role, right, text, confidence, seconds, features."""
+def outcomes(sets_dir, results_dir, keep=lambda entry: True):
+    """Every result as a dict: set, speech, split, role, right, text, confidence, seconds, features;
+    of the sets `keep` takes only."""
     result = []
-    for entry in load_sets(sets_dir):
+    for entry in filter(keep, load_sets(sets_dir)):
         with open(entry["manifest"], newline="") as handle:
             rows = {row["wav"]: row for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)}
         with open(os.path.join(results_dir, entry["name"] + ".json")) as handle:

@@ -188,6 +188,16 @@ public struct ConfidenceModel: Sendable, Hashable {
         outsidePhoneLimit: 6
     )
 
+    /// Grammars of single words ("yes", "seven", "stop") scored on one normaliser (every senone
+    /// computed: PocketSphinxRecognizer's `oneWordConfidence`), fitted on the train split of their
+    /// rejection sets (`scripts/calibrate-confidence.py … --one-word`; docs/RECOGNITION.md, "One word").
+    public static let oneWord = ConfidenceModel(
+        weights: ["allFramesMargin": 0.1006, "meanMargin": 0.0808, "logOutsidePhones": -0.406],
+        intercept: 3.38,
+        operatingPoint: 0.87,
+        outsidePhoneLimit: 6
+    )
+
     /// The margin alone, fitted with a phone-loop reference on 943 results of the shared
     /// corpora and Debian's test recordings (the first version).
     public static let phoneLoop = ConfidenceModel(slope: 0.1731, intercept: -0.092, operatingPoint: 0.3)

@@ -47,6 +47,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         public var otherSpeechLoop: OtherSpeechLoop? = .standard
         /// Maps the acoustic margin to a confidence; use the model fitted for the reference in use.
         public var confidence: ConfidenceModel
+        /// The model of a grammar whose every sentence is one word, scored on one normaliser: a
+        /// recognizer made for such a grammar computes every senone of every frame. `nil`, or no
+        /// phone loop, or `-compallsen` among ``decoderOptions``: such grammars are scored as
+        /// sentences are, with ``confidence``.
+        public var oneWordConfidence: ConfidenceModel? = .oneWord
         /// Results whose confidence is below this are rejected.
         public var rejectionThreshold: Double
         /// Pronunciations that win over the dictionary's (registered vocabulary, user
@@ -78,6 +83,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     private let configuration: Configuration
     private let decoder: SphinxDecoder
+    /// The model of grammars of single words when the decoder computes every senone; `nil`
+    /// when it does not, and every grammar is scored with ``Configuration/confidence``.
+    private let oneWordConfidence: ConfidenceModel?
     /// The flags of a helper decoder for this recognizer's phone loop (``PhoneLoopHelpers``).
     private let phoneLoopArguments: [String: String]
     private let log: SphinxLogSink
@@ -132,18 +140,32 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         ]
         if grammar.isDictation { arguments.merge(Self.dictationArguments(configuration)) { _, dictation in dictation } }
         arguments.merge(configuration.decoderOptions) { _, override in override }
-        let decoder = try SphinxDecoder(arguments: arguments)
+        var decoder = try SphinxDecoder(arguments: arguments)
+        let newLexicon = {
+            Lexicon(
+                dictionaryPath: configuration.dictionaryPath, additional: configuration.additionalPronunciations,
+                decoderHasDictionary: grammar.isDictation)
+        }
+        var lexicon = newLexicon()
+        var compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
+        if compiled.saysOneWord, configuration.phoneLoopReference, configuration.oneWordConfidence != nil, arguments["-compallsen"] == nil {
+            // A grammar of single words is scored on one normaliser: every senone of every frame
+            // computed, so the alignment and the phone loop are measured against the same best
+            // score (docs/RECOGNITION.md, "One word"). PocketSphinx reads the setting once, when
+            // the model loads: the decoder is made again with it.
+            arguments["-compallsen"] = "yes"
+            decoder = try SphinxDecoder(arguments: arguments)
+            lexicon = newLexicon()
+            compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
+        }
+        self.oneWordConfidence = arguments["-compallsen"] == "yes" ? configuration.oneWordConfidence : nil
         self.decoder = decoder
         // The phone loop needs the model and its settings, not the words.
         var phoneLoopArguments = arguments
         phoneLoopArguments["-dict"] = "/dev/null"
         phoneLoopArguments["-lm"] = nil
         self.phoneLoopArguments = phoneLoopArguments
-        var lexicon = Lexicon(
-            dictionaryPath: configuration.dictionaryPath, additional: configuration.additionalPronunciations,
-            decoderHasDictionary: grammar.isDictation)
         self.activeSearch = Self.searchName(grammar.name)
-        let compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
         self.lexicon = lexicon
         self.grammar = compiled
         do {
@@ -266,6 +288,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             let compiled = try finiteState(
                 grammar, otherSpeech: grammar.hearsOtherSpeech ? configuration.otherSpeechLoop : nil,
                 decoder: decoder, lexicon: &lexicon, log: log)
+            // Before the search draws its silence and filler loops into every state.
+            let saysOneWord = compiled.saysOneWord
             do {
                 try decoder.addSearch(compiled, name: search)
             } catch {
@@ -274,7 +298,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             let openSlots = grammar.wordGraph.flatMap { graph in
                 grammar.openSlots.isEmpty ? nil : OpenSlotSearch(slots: grammar.openSlots, graph: graph, pronunciation: decoder.pronunciation(of:))
             }
-            return LoadedGrammar(name: grammar.name, finiteState: compiled, openSlots: openSlots)
+            return LoadedGrammar(name: grammar.name, finiteState: compiled, openSlots: openSlots, saysOneWord: saysOneWord)
         }
     }
 
@@ -516,13 +540,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         // Per 10 ms decoder frame.
         let energies = AudioBuffer.frameEnergies(utterance, frameLength: AudioBuffer.recognitionSampleRate / Int(Self.framesPerSecond))
         let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise)
-        let confidence = text.isEmpty ? 0 : configuration.confidence.probability(features.named)
+        let model = grammar.saysOneWord ? oneWordConfidence ?? configuration.confidence : configuration.confidence
+        let confidence = text.isEmpty ? 0 : model.probability(features.named)
         let segments = words.map { segment in
             WordSegment(
                 word: Self.baseWord(segment.word),
                 start: Double(segment.startFrame) / Self.framesPerSecond,
                 end: Double(segment.endFrame + 1) / Self.framesPerSecond,
-                confidence: configuration.confidence.probability(confidenceFeatures(of: [segment], among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise).named)
+                confidence: model.probability(confidenceFeatures(of: [segment], among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise).named)
             )
         }
         var result = RecognitionResult(
@@ -818,6 +843,9 @@ private struct LoadedGrammar {
     var finiteState: FiniteStateGrammar?
     /// The terms of its open slots, when it has any.
     var openSlots: OpenSlotSearch? = nil
+
+    /// Whether every sentence is one word.
+    var saysOneWord = false
 
     var isDictation: Bool { finiteState == nil }
 

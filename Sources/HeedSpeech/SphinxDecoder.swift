@@ -470,6 +470,22 @@ final class FiniteStateGrammar {
         !states(after: words).isEmpty
     }
 
+    /// Whether every sentence of the grammar is one word ("yes", "seven"): each word leaving
+    /// the start ends a sentence, and no word follows it.
+    var saysOneWord: Bool {
+        var wordTargets = Set<Int32>()
+        for state in nullClosure(of: [model.pointee.start_state]) {
+            forEachArc(from: state) { link in if link.wid >= 0 { wordTargets.insert(link.to_state) } }
+        }
+        let afterOneWord = nullClosure(of: wordTargets)
+        var wordFollows = false
+        for state in afterOneWord {
+            forEachArc(from: state) { link in if link.wid >= 0 { wordFollows = true } }
+        }
+        return !wordTargets.isEmpty && !wordFollows
+            && wordTargets.allSatisfy { nullClosure(of: [$0]).contains(model.pointee.final_state) }
+    }
+
     /// The states these words lead to from the start; empty when no path says them.
     private func states(after words: [String]) -> Set<Int32> {
         var states = nullClosure(of: [model.pointee.start_state])
