@@ -86,6 +86,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// The model of grammars of single words when the decoder computes every senone; `nil`
     /// when it does not, and every grammar is scored with ``Configuration/confidence``.
     private let oneWordConfidence: ConfidenceModel?
+    /// Where the alignment and the phone loop of a one-word grammar are decoded from the grammar
+    /// pass's scores; `nil` unless this recognizer was made for one (``ScoreReplay``).
+    private let replay: ScoreReplay?
     /// The flags of a helper decoder for this recognizer's phone loop (``PhoneLoopHelpers``).
     private let phoneLoopArguments: [String: String]
     private let log: SphinxLogSink
@@ -148,22 +151,30 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         }
         var lexicon = newLexicon()
         var compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
+        var replay: ScoreReplay?
         if compiled.saysOneWord, configuration.phoneLoopReference, configuration.oneWordConfidence != nil, arguments["-compallsen"] == nil {
             // A grammar of single words is scored on one normaliser: every senone of every frame
             // computed, so the alignment and the phone loop are measured against the same best
             // score (docs/RECOGNITION.md, "One word"). PocketSphinx reads the setting once, when
-            // the model loads: the decoder is made again with it.
+            // the model loads: the decoder is made again with it, writing the scores for the
+            // alignment and the phone loop to be decoded from.
             arguments["-compallsen"] = "yes"
+            let scores = try ScoreReplay(arguments: arguments, lexicon: newLexicon(), phoneLoopSearch: Self.phoneLoopSearch)
+            arguments["-senlogdir"] = scores.folder
             decoder = try SphinxDecoder(arguments: arguments)
             lexicon = newLexicon()
             compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
+            try scores.lexicon.add(lexicon.known, to: scores.decoder, source: grammar.name)
+            replay = scores
         }
         self.oneWordConfidence = arguments["-compallsen"] == "yes" ? configuration.oneWordConfidence : nil
+        self.replay = replay
         self.decoder = decoder
-        // The phone loop needs the model and its settings, not the words.
+        // The phone loop needs the model and its settings, not the words or the score files.
         var phoneLoopArguments = arguments
         phoneLoopArguments["-dict"] = "/dev/null"
         phoneLoopArguments["-lm"] = nil
+        phoneLoopArguments["-senlogdir"] = nil
         self.phoneLoopArguments = phoneLoopArguments
         self.activeSearch = Self.searchName(grammar.name)
         self.lexicon = lexicon
@@ -338,7 +349,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     /// The words the decoder can say, and the names of their other pronunciations.
-    private struct Lexicon {
+    struct Lexicon {
         let dictionaryPath: String
         /// Pronunciations that win over the dictionary's: word → ARPAbet phone strings.
         var additional: [String: [String]]
@@ -452,6 +463,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
+        replay?.clear()
+        defer { replay?.clear() }
         let cpuStart = threadCPUSeconds()
         if let silence = silenceResult(cpuStart: cpuStart) { return silence }
         let phoneLoop = startPhoneLoopBeside()
@@ -464,11 +477,18 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// (``PhoneLoopHelpers``); `nil` decodes it on this decoder after the alignment.
     private func startPhoneLoopBeside() -> PhoneLoopHelpers.Job? {
         phoneLoopRanBeside = false
-        guard configuration.phoneLoopReference, let helpers = configuration.phoneLoopHelpers else { return nil }
+        guard configuration.phoneLoopReference, let helpers = configuration.phoneLoopHelpers, !replaysScores else { return nil }
         let job = helpers.start(utterance, arguments: phoneLoopArguments)
         phoneLoopRanBeside = job != nil
         return job
     }
+
+    /// Whether the alignment and the phone loop of a whole utterance are decoded from the grammar
+    /// pass's scores (``ScoreReplay``).
+    private var replaysScores: Bool { replay != nil && grammar.saysOneWord }
+
+    /// The folder the grammar pass writes its senone scores into, when it does (``ScoreReplay``).
+    var scoreFolder: String? { replay?.folder }
 
     /// Whether the last result's phone loop was decoded on a helper decoder (``PhoneLoopHelpers``).
     public private(set) var phoneLoopRanBeside = false
@@ -509,16 +529,19 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         }
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
+        // A live pass's scores come with the running cepstral mean: the measurement's passes decode
+        // the whole utterance again instead.
+        let scores = replaysScores && !live ? replay?.lastScores : nil
         var words = best.filter { !Self.isFiller($0.word) }
         let alignment: [RawSegment]
         if hypothesis == nil, let recovered = recoveredSentence(lastWords) {
             // The search reached a sentence end but kept no exit into PocketSphinx's final
             // state ("Final result does not match the grammar"): take the sentence its best
             // path had completed, with the times of the alignment.
-            alignment = try align(recovered)
+            alignment = try align(recovered, scores: scores)
             words = alignment.filter { !Self.isFiller($0.word) }
         } else {
-            alignment = try align(words.map { Self.baseWord($0.word) })
+            alignment = try align(words.map { Self.baseWord($0.word) }, scores: scores)
             let alignedWords = alignment.filter { !Self.isFiller($0.word) }
             if live, alignedWords.count == words.count { words = alignedWords }
         }
@@ -529,7 +552,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             (phones, helperCPUSeconds) = helped
         } else if configuration.phoneLoopReference {
             phoneLoopRanBeside = false
-            phones = try decode(search: Self.phoneLoopSearch)
+            if let scores, let replay {
+                phones = try replay.decoder.decodeScores(at: scores, search: Self.phoneLoopSearch)
+            } else {
+                phones = try decode(search: Self.phoneLoopSearch)
+            }
         }
         // Both decoders' work, wherever it ran.
         let cpuSeconds = threadCPUSeconds() - cpuStart + helperCPUSeconds
@@ -573,6 +600,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// measures what that costs in accuracy (docs/RECOGNITION.md).
     public func startLiveDecoding(after words: [String]) throws(RecognizerError) {
         if liveUtterance { stopLiveDecoding() }
+        replay?.clear()
         try decoder.selectSearch(activeSearch)
         try decoder.startUtterance()
         utterance.removeAll(keepingCapacity: true)
@@ -655,6 +683,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// - Throws: ``RecognizerError`` when no live utterance runs or the decoder fails.
     public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
         guard liveUtterance else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }
+        defer { replay?.clear() }
         let cpuStart = threadCPUSeconds()
         let lastWords = decoder.hypothesis()?.text
         liveUtterance = false
@@ -671,6 +700,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard liveUtterance else { return }
         liveUtterance = false
         try? decoder.endUtterance()
+        replay?.clear()
     }
 
     /// The RMS level below which no 20 ms frame of an utterance holds speech (-60 dBFS).
@@ -709,13 +739,25 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// grammar scored the same words on the same frames far lower than a small one), so
     /// confidence is measured on this forced alignment, which is the same for the same words
     /// whatever the grammar.
-    private func align(_ words: [String]) throws(RecognizerError) -> [RawSegment] {
+    /// - Parameter scores: the utterance's senone scores to decode from (``ScoreReplay``); `nil`
+    ///   decodes the audio.
+    private func align(_ words: [String], scores: String?) throws(RecognizerError) -> [RawSegment] {
         guard !words.isEmpty else { return [] }
         let arcs = words.enumerated().map { WordGraph.Arc(from: $0.offset, to: $0.offset + 1, word: $0.element) }
         let chain = WordGraph(stateCount: words.count + 1, start: 0, finals: [words.count], arcs: arcs)
-        let alignment = decoder.finiteStateGrammar(chain, name: Self.alignmentSearch, alternates: lexicon.alternates(of: Set(words)))
-        try decoder.addSearch(alignment, name: Self.alignmentSearch)
-        let segments = try decode(search: Self.alignmentSearch)
+        let segments: [RawSegment]
+        if let scores, let replay {
+            // Words of a grammar loaded after the replaying decoder was made.
+            replay.lexicon.additional = lexicon.additional
+            try replay.lexicon.add(Set(words), to: replay.decoder, source: grammar.name)
+            let alignment = replay.decoder.finiteStateGrammar(chain, name: Self.alignmentSearch, alternates: replay.lexicon.alternates(of: Set(words)))
+            try replay.decoder.addSearch(alignment, name: Self.alignmentSearch)
+            segments = try replay.decoder.decodeScores(at: scores, search: Self.alignmentSearch)
+        } else {
+            let alignment = decoder.finiteStateGrammar(chain, name: Self.alignmentSearch, alternates: lexicon.alternates(of: Set(words)))
+            try decoder.addSearch(alignment, name: Self.alignmentSearch)
+            segments = try decode(search: Self.alignmentSearch)
+        }
         // Should the alignment find no path, fall back to the grammar pass's own segments.
         return segments.contains { !Self.isFiller($0.word) } ? segments : []
     }

@@ -286,6 +286,25 @@ final class SphinxDecoder {
         return (segments(), lastHypothesis)
     }
 
+    /// Decodes with the named search over the senone scores that a decoder made with `-senlogdir`
+    /// wrote for one utterance, instead of over audio: no acoustic scoring, the same scores.
+    ///
+    /// This decoder must never decode a whole utterance from audio: in this PocketSphinx such a
+    /// decode grows the feature buffer but not the array of frame positions a replay writes into
+    /// (`acmod.c`), and the replay then writes past its end. The corresponding C function is
+    /// `ps_decode_senscr`.
+    func decodeScores(at path: String, search: String) throws(RecognizerError) -> [RawSegment] {
+        try selectSearch(search)
+        guard let file = fopen(path, "rb") else {
+            throw RecognizerError(.decodeFailed, "cannot read the senone scores \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        guard ps_decode_senscr(raw, file) >= 0 else {
+            throw RecognizerError(.decodeFailed, "PocketSphinx could not decode the senone scores \(path)")
+        }
+        return segments()
+    }
+
     func startUtterance() throws(RecognizerError) {
         dither = ditherSeed.map(SeededGenerator.init(seed:))
         guard ps_start_utt(raw) == 0 else {

@@ -2,7 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedEvaluation
-import HeedSpeech
+@testable import HeedSpeech
 import Logging
 import Testing
 
@@ -62,6 +62,35 @@ struct OneWordConfidenceTests {
         let (onOne, apart) = (try #require(one.confidenceFeatures?["allFramesMargin"]), try #require(shared.confidenceFeatures?["allFramesMargin"]))
         #expect(onOne != apart, "the margin over all frames is \(onOne) either way")
         #expect(shared.confidenceFeatures == chosen.confidenceFeatures)
+    }
+
+    /// The alignment and the phone loop decoded from the grammar pass's scores measure what they
+    /// measure when every pass computes every senone itself, and the scores do not outlive the
+    /// utterance or the recognizer.
+    @Test func replayedScoresMeasureWhatEveryPassComputes() throws {
+        let folder: String
+        do {
+            let replaying = try Self.recognizer(Self.grammar("<word>"))
+            let computing = try Self.recognizer(Self.grammar("<word>")) { $0.decoderOptions["-compallsen"] = "yes" }
+            folder = try #require(replaying.scoreFolder)
+            #expect(computing.scoreFolder == nil)
+            let pause = try AudioFile.read(Self.pause)
+            // The same recording twice, and cut short: each utterance's own scores are replayed.
+            for audio in [pause, pause, AudioBuffer(samples: Array(pause.samples.prefix(pause.samples.count * 2 / 3)))] {
+                let (replayed, computed) = (try replaying.recognize(audio), try computing.recognize(audio))
+                #expect(replayed.text == computed.text)
+                #expect(replayed.confidenceFeatures == computed.confidenceFeatures)
+                #expect(replayed.confidence == computed.confidence)
+                #expect(replayed.words.map(\.start) == computed.words.map(\.start))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "scores left after the utterance")
+            }
+            #expect(try Self.scored(by: .oneWord, try replaying.recognize(pause)))
+            // Removed from under it, the folder is made again before the next utterance.
+            try FileManager.default.removeItem(atPath: folder)
+            #expect(throws: Never.self) { try replaying.recognize(pause) }
+            #expect(FileManager.default.fileExists(atPath: folder))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its recognizer")
     }
 
     /// People's digits (FSDD, one speaker's first 40 recordings) through the one-digit grammar at
