@@ -552,11 +552,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             (phones, helperCPUSeconds) = helped
         } else if configuration.phoneLoopReference {
             phoneLoopRanBeside = false
-            if let scores, let replay {
-                phones = try replay.decoder.decodeScores(at: scores, search: Self.phoneLoopSearch)
-            } else {
-                phones = try decode(search: Self.phoneLoopSearch)
-            }
+            phones = try decode(search: Self.phoneLoopSearch, scores: scores)
         }
         // Both decoders' work, wherever it ran.
         let cpuSeconds = threadCPUSeconds() - cpuStart + helperCPUSeconds
@@ -745,21 +741,26 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard !words.isEmpty else { return [] }
         let arcs = words.enumerated().map { WordGraph.Arc(from: $0.offset, to: $0.offset + 1, word: $0.element) }
         let chain = WordGraph(stateCount: words.count + 1, start: 0, finals: [words.count], arcs: arcs)
-        let segments: [RawSegment]
-        if let scores, let replay {
+        let replaying = scores == nil ? nil : replay
+        if let replaying {
             // Words of a grammar loaded after the replaying decoder was made.
-            replay.lexicon.additional = lexicon.additional
-            try replay.lexicon.add(Set(words), to: replay.decoder, source: grammar.name)
-            let alignment = replay.decoder.finiteStateGrammar(chain, name: Self.alignmentSearch, alternates: replay.lexicon.alternates(of: Set(words)))
-            try replay.decoder.addSearch(alignment, name: Self.alignmentSearch)
-            segments = try replay.decoder.decodeScores(at: scores, search: Self.alignmentSearch)
-        } else {
-            let alignment = decoder.finiteStateGrammar(chain, name: Self.alignmentSearch, alternates: lexicon.alternates(of: Set(words)))
-            try decoder.addSearch(alignment, name: Self.alignmentSearch)
-            segments = try decode(search: Self.alignmentSearch)
+            replaying.lexicon.additional = lexicon.additional
+            try replaying.lexicon.add(Set(words), to: replaying.decoder, source: grammar.name)
         }
+        let target = replaying?.decoder ?? decoder
+        let alignment = target.finiteStateGrammar(
+            chain, name: Self.alignmentSearch, alternates: (replaying?.lexicon ?? lexicon).alternates(of: Set(words)))
+        try target.addSearch(alignment, name: Self.alignmentSearch)
+        let segments = try decode(search: Self.alignmentSearch, scores: scores)
         // Should the alignment find no path, fall back to the grammar pass's own segments.
         return segments.contains { !Self.isFiller($0.word) } ? segments : []
+    }
+
+    /// Runs one of the measurement's searches over the utterance's senone scores (``ScoreReplay``),
+    /// or over its audio when `scores` is `nil`.
+    private func decode(search: String, scores: String?) throws(RecognizerError) -> [RawSegment] {
+        guard let scores, let replay else { return try decode(search: search) }
+        return try replay.decoder.decodeScores(at: scores, search: search)
     }
 
     /// Runs one search over the buffered utterance and returns its segments.
