@@ -159,13 +159,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // the model loads: the decoder is made again with it, writing the scores for the
             // alignment and the phone loop to be decoded from.
             arguments["-compallsen"] = "yes"
-            let scores = try ScoreReplay(arguments: arguments, lexicon: newLexicon(), phoneLoopSearch: Self.phoneLoopSearch)
-            arguments["-senlogdir"] = scores.folder
+            do {
+                replay = try ScoreReplay(arguments: arguments, lexicon: newLexicon(), phoneLoopSearch: Self.phoneLoopSearch)
+            } catch {
+                logger.warning("\(error.message); every senone is computed in each pass instead (slower, the same results)")
+            }
+            arguments["-senlogdir"] = replay?.folder
             decoder = try SphinxDecoder(arguments: arguments)
             lexicon = newLexicon()
             compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
-            try scores.lexicon.add(lexicon.known, to: scores.decoder, source: grammar.name)
-            replay = scores
+            if let replay { try replay.lexicon.add(lexicon.known, to: replay.decoder, source: grammar.name) }
         }
         self.oneWordConfidence = arguments["-compallsen"] == "yes" ? configuration.oneWordConfidence : nil
         self.replay = replay

@@ -23,12 +23,21 @@ final class ScoreReplay {
     /// Makes the folder and the replaying decoder, with the phone loop as `phoneLoopSearch`.
     /// - Parameter arguments: the grammar pass's decoder flags, without `-senlogdir`.
     init(arguments: [String: String], lexicon: PocketSphinxRecognizer.Lexicon, phoneLoopSearch: String) throws(RecognizerError) {
-        let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? NSTemporaryDirectory()
-        var template = Array((base + "/heed-scores-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw RecognizerError(.decoderInitFailed, "cannot make a folder for senone scores in \(base): \(String(cString: strerror(errno)))")
+        var bases: [String] = []
+        for base in [ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], NSTemporaryDirectory()] {
+            guard let base, !base.isEmpty else { continue }
+            let folder = base.count > 1 && base.hasSuffix("/") ? String(base.dropLast()) : base
+            if !bases.contains(folder) { bases.append(folder) }
         }
-        folder = String(cString: made)
+        var made: String?
+        for base in bases where made == nil {
+            var template = Array((base + "/heed-scores-XXXXXX").utf8CString)
+            made = mkdtemp(&template).map { String(cString: $0) }
+        }
+        guard let made else {
+            throw RecognizerError(.decoderInitFailed, "cannot make a folder for senone scores in \(bases.joined(separator: " or ")): \(String(cString: strerror(errno)))")
+        }
+        folder = made
         do {
             decoder = try SphinxDecoder(arguments: arguments)
             try decoder.addPhoneLoopSearch(name: phoneLoopSearch)

@@ -2,6 +2,7 @@ import Foundation
 import HeedAudio
 import HeedCore
 import HeedEvaluation
+import HeedTesting
 @testable import HeedSpeech
 import Logging
 import Testing
@@ -91,6 +92,26 @@ struct OneWordConfidenceTests {
             #expect(FileManager.default.fileExists(atPath: folder))
         }
         #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its recognizer")
+    }
+
+    /// With nowhere to write the scores, `heed recognize` says so and computes every senone in each
+    /// pass: the same result, more slowly.
+    @Test func withoutAFolderForTheScoresEveryPassComputesThem() throws {
+        let grammar = try TemporaryFolder.make().appendingPathComponent("words.gram")
+        try Self.grammar("<word>").write(to: grammar, atomically: true, encoding: .utf8)
+        let arguments = ["recognize", "-g", grammar.path, "--json", Self.pause]
+        let usual = try Fixtures.run(Fixtures.heedBinary, arguments)
+        let nowhere = try Fixtures.run(
+            Fixtures.heedBinary, arguments,
+            environment: ["XDG_RUNTIME_DIR": "/nonexistent/heed", "TMPDIR": "/nonexistent/heed"])
+        #expect(usual.status == 0 && nowhere.status == 0, "\(usual.error)\(nowhere.error)")
+        #expect(nowhere.error.contains("cannot make a folder for senone scores in /nonexistent/heed"), "\(nowhere.error)")
+        #expect(!usual.error.contains("senone scores"))
+        let confidence = { (output: String) in
+            (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["confidence"] as? Double
+        }
+        #expect(confidence(usual.output) != nil)
+        #expect(confidence(usual.output) == confidence(nowhere.output), "\(usual.output) against \(nowhere.output)")
     }
 
     /// People's digits (FSDD, one speaker's first 40 recordings) through the one-digit grammar at
