@@ -266,6 +266,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// vocabulary); they win over the dictionary's. Words already loaded keep theirs.
     public func addPronunciations(_ pronunciations: [String: [String]]) {
         lexicon.additional.merge(pronunciations) { _, new in new }
+        replay?.lexicon.additional.merge(pronunciations) { _, new in new }
     }
 
     private static func searchName(_ grammarName: String) -> String { "heed_grammar:" + grammarName }
@@ -747,7 +748,6 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let replaying = scores == nil ? nil : replay
         if let replaying {
             // Words of a grammar loaded after the replaying decoder was made.
-            replaying.lexicon.additional = lexicon.additional
             try replaying.lexicon.add(Set(words), to: replaying.decoder, source: grammar.name)
         }
         let target = replaying?.decoder ?? decoder
