@@ -192,16 +192,21 @@ public struct Evaluation: Sendable {
         self.curveThresholds = curveThresholds
     }
 
-    /// A recording decoded as a stream: 20 ms chunks, then the live pass's result.
-    static func decodeLive(_ audio: AudioBuffer, with recognizer: some SpeechRecognizer) throws(RecognizerError) -> RecognitionResult {
+    /// A recording decoded as a stream: 20 ms chunks, then the live pass's result, and when the
+    /// last chunk had been decoded: a stream's chunks come as the speaker talks, so what it waits
+    /// for is the time from there to the result.
+    static func decodeLive(_ audio: AudioBuffer, with recognizer: some SpeechRecognizer) throws(RecognizerError)
+        -> (result: RecognitionResult, lastChunkDecoded: ContinuousClock.Instant)
+    {
         // Another rate gets the whole-utterance path's error.
-        guard audio.sampleRate == AudioBuffer.recognitionSampleRate else { return try recognizer.recognize(audio) }
+        guard audio.sampleRate == AudioBuffer.recognitionSampleRate else { return (try recognizer.recognize(audio), .now) }
         let chunk = AudioBuffer.recognitionSampleRate / 50
         try recognizer.startLiveDecoding()
         for start in stride(from: 0, to: audio.samples.count, by: chunk) {
             try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + chunk)]))
         }
-        return try recognizer.finishLiveDecoding()
+        let lastChunkDecoded = ContinuousClock.now
+        return (try recognizer.finishLiveDecoding(), lastChunkDecoded)
     }
 
     /// The longest utterance the endpointer finds in a recording, fed to it in chunks as the
@@ -346,8 +351,13 @@ public struct Evaluation: Sendable {
             outcome.failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
             return outcome
         }
-        let started = ContinuousClock.now
-        let result = live ? try Self.decodeLive(audio, with: recognizer) : try recognizer.recognize(audio)
+        var started = ContinuousClock.now
+        let result: RecognitionResult
+        if live {
+            (result, started) = try Self.decodeLive(audio, with: recognizer)
+        } else {
+            result = try recognizer.recognize(audio)
+        }
         let latency = (ContinuousClock.now - started).milliseconds
         outcome.decodeSeconds = result.decodeSeconds
         outcome.audioSeconds = result.durationSeconds

@@ -20,7 +20,8 @@ struct Eval: ParsableCommand {
             towards sentence accuracy, word error rate and false rejects. Rows whose \
             transcript it cannot produce are out-of-grammar: they should be rejected, \
             and count towards false accepts. Latency is the wall time to decode one \
-            recording; the real-time factor is decode CPU seconds over audio seconds.
+            recording (with --live, from its last chunk to the result: what a stream \
+            waits for once the speaker stops); the real-time factor is decode CPU seconds over audio seconds.
 
             Rejection: every row is a positive (a command, to accept) or a negative \
             (other speech, to reject). The expect column says so (accept or reject); \
