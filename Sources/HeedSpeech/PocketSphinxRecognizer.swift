@@ -494,6 +494,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// The folder the grammar pass writes its senone scores into, when it does (``ScoreReplay``).
     var scoreFolder: String? { replay?.folder }
 
+    /// Seconds of audio this recognizer's own decoder has searched (not a helper's or a replay's).
+    var secondsSearched: Double { decoder.secondsSearched }
+
     /// Whether the last result's phone loop was decoded on a helper decoder (``PhoneLoopHelpers``).
     public private(set) var phoneLoopRanBeside = false
 
@@ -533,9 +536,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         }
         let hypothesis = decoder.hypothesis()
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
-        // A live pass's scores come with the running cepstral mean: the measurement's passes decode
-        // the whole utterance again instead.
-        let scores = replaysScores && !live ? replay?.lastScores : nil
+        // A live pass's scores too: computed with the running cepstral mean, as its words were, and
+        // nothing is left to decode from the audio once the speaker stops (docs/RECOGNITION.md, "One word").
+        let scores = replaysScores ? replay?.lastScores : nil
         var words = best.filter { !Self.isFiller($0.word) }
         let alignment: [RawSegment]
         if hypothesis == nil, let recovered = recoveredSentence(lastWords) {

@@ -381,6 +381,13 @@ final class SphinxDecoder {
     /// Frames processed in the current utterance.
     var frameCount: Int { Int(ps_get_n_frames(raw)) }
 
+    /// Seconds of audio searched over every utterance so far: each pass over an utterance counts.
+    var secondsSearched: Double {
+        var (speech, cpu, wall) = (0.0, 0.0, 0.0)
+        ps_get_all_time(raw, &speech, &cpu, &wall)
+        return speech
+    }
+
     /// The best hypothesis and its path score, copied at once (the C string is borrowed).
     func hypothesis() -> (text: String, score: Int32)? {
         var score: Int32 = 0
