@@ -7,4 +7,5 @@
 #include <sphinxbase/fsg_model.h>
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/fe.h>
+#include <sphinxbase/feat.h>
 #endif

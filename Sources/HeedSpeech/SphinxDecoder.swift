@@ -25,6 +25,11 @@ final class SphinxDecoder {
     private let ditherSeed: UInt64?
     /// The dither of the current utterance, started afresh from the seed by each utterance.
     private var dither: SeededGenerator?
+    /// The cepstral mean normalisation the model asks for (`-cmn` in its `feat.params`: the whole
+    /// utterance's mean for en-us). At a decoder's first live frame sphinxbase switches it to the
+    /// running mean for good (`feat_cmn`); each whole utterance gets the model's own back
+    /// (``feed(_:_:_:)``).
+    private let wholeUtteranceMean: cmn_type_t
 
     /// Creates a decoder from command-line style arguments (`["-hmm": path, ...]`).
     ///
@@ -58,6 +63,7 @@ final class SphinxDecoder {
             throw RecognizerError(.decoderInitFailed, "PocketSphinx could not load the acoustic model (see --verbose for its log)")
         }
         self.raw = decoder
+        wholeUtteranceMean = ps_get_feat(decoder)?.pointee.cmn ?? CMN_BATCH
     }
 
     deinit { ps_free(raw) }
@@ -364,9 +370,29 @@ final class SphinxDecoder {
     }
 
     private func feed(_ base: UnsafePointer<Int16>, _ count: Int, _ wholeUtterance: Bool) throws(RecognizerError) {
+        // A whole utterance is normalised by its own mean, which sphinxbase keeps in the running
+        // mean's place: the live passes' mean is put back after it, as if it had not been decoded.
+        let running = wholeUtterance ? normaliseByTheWholeUtterance() : nil
+        defer { if let running { restoreRunningMean(running) } }
         guard ps_process_raw(raw, base, count, 0, wholeUtterance ? 1 : 0) >= 0 else {
             throw RecognizerError(.decodeFailed, "PocketSphinx failed to process audio")
         }
+    }
+
+    /// Sets the model's own normalisation for the next whole utterance; returns the running mean it
+    /// will overwrite.
+    private func normaliseByTheWholeUtterance() -> [mfcc_t] {
+        guard let feat = ps_get_feat(raw) else { return [] }
+        feat.pointee.cmn = wholeUtteranceMean
+        guard let cmn = feat.pointee.cmn_struct, let mean = cmn.pointee.cmn_mean else { return [] }
+        return Array(UnsafeBufferPointer(start: mean, count: Int(cmn.pointee.veclen)))
+    }
+
+    private func restoreRunningMean(_ running: [mfcc_t]) {
+        guard let cmn = ps_get_feat(raw)?.pointee.cmn_struct, let mean = cmn.pointee.cmn_mean,
+            running.count == Int(cmn.pointee.veclen)
+        else { return }
+        running.withUnsafeBufferPointer { mean.update(from: $0.baseAddress!, count: running.count) }
     }
 
     func endUtterance() throws(RecognizerError) {

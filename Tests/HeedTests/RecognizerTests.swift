@@ -52,6 +52,50 @@ struct RecognizerTests {
         #expect(hypotheses[0] == hypotheses[1])
     }
 
+    /// A whole utterance is normalised by its own cepstral mean however the decoder was used before:
+    /// after a live pass (running mean, as the listener's partial results and a hand-off's text are
+    /// decoded) a recording gives what it gives to a fresh recognizer, to the last bit. sphinxbase
+    /// switches a decoder to the running mean for good at its first live frame (`feat_cmn`).
+    @Test func aWholeUtteranceIsNormalisedByItsOwnMeanAfterALivePass() throws {
+        let grammar = Fixtures.testData + "/cards/cards.gram"
+        let (fresh, used) = (try Fixtures.recognizer(grammar: grammar), try Fixtures.recognizer(grammar: grammar))
+        let other = try AudioFile.read(Fixtures.testData + "/librivox/sense_and_sensibility_01_austen_64kb-0880.wav")
+        _ = try Self.decodedLive(other, by: used)
+        for card in Self.cards {
+            let audio = try AudioFile.read(Fixtures.testData + "/cards/\(card.file).wav")
+            let (first, after) = (try fresh.recognize(audio), try used.recognize(audio))
+            #expect(first.text == after.text, "\(card.file)")
+            #expect(first.confidenceFeatures == after.confidenceFeatures, "\(card.file)")
+            #expect(first.confidence == after.confidence, "\(card.file)")
+        }
+        // And the running mean goes on from the live passes alone: the next live pass hears what it
+        // would have heard had no whole utterance been decoded since the last one, even one whose
+        // own mean is far from speech's (a loud hum).
+        let hum = AudioBuffer(samples: (0..<16_000).map { Int16(12_000 * sin(Double($0) * 2 * .pi * 120 / 16_000)) })
+        _ = try used.recognize(hum)
+        let onlyLive = try Fixtures.recognizer(grammar: grammar)
+        let card = try AudioFile.read(Fixtures.testData + "/cards/002.wav")
+        var heard: [String] = []
+        for recognizer in [used, onlyLive] {
+            if recognizer === onlyLive { _ = try Self.decodedLive(other, by: onlyLive) }
+            try recognizer.startLiveDecoding()
+            for start in stride(from: 0, to: card.samples.count, by: 320) {
+                try recognizer.decodeLive(Array(card.samples[start..<min(card.samples.count, start + 320)]))
+            }
+            heard.append(recognizer.liveHypothesis)
+            recognizer.stopLiveDecoding()
+        }
+        #expect(!heard[0].isEmpty && heard[0] == heard[1], "\(heard)")
+    }
+
+    private static func decodedLive(_ audio: AudioBuffer, by recognizer: PocketSphinxRecognizer) throws -> RecognitionResult {
+        try recognizer.startLiveDecoding()
+        for start in stride(from: 0, to: audio.samples.count, by: 320) {
+            try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
+        }
+        return try recognizer.finishLiveDecoding()
+    }
+
     @Test func recognizesAllFiveCardsRecordings() throws {
         let recognizer = try Fixtures.recognizer(grammar: Fixtures.testData + "/cards/cards.gram")
         for card in Self.cards {
@@ -205,8 +249,8 @@ struct RecognizerTests {
     /// The phone loop decoded on a helper decoder beside the grammar pass gives the result the
     /// recognizer's own decoder gives after the alignment, to the last bit, recording after
     /// recording: commands and someone reading (issue 18: the wait for the result, not the result).
-    /// After a live pass only the words are compared: what a decoder heard last moves its next
-    /// scores a little (docs/RECOGNITION.md, "The phone loop beside the grammar pass").
+    /// After a live pass too: the alignment and the phone loop are whole utterances, each with its
+    /// own cepstral mean, whichever decoder runs them.
     @Test func thePhoneLoopBesideTheGrammarPassGivesTheSameResult() throws {
         let grammar = Fixtures.testData + "/cards/cards.gram"
         let alone = try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = nil }
@@ -225,17 +269,18 @@ struct RecognizerTests {
             #expect(own.words.map(\.confidence) == helped.words.map(\.confidence), "\(file)")
         }
         let audio = try AudioFile.read(files[0])
-        var texts: [String] = []
+        var results: [RecognitionResult] = []
         for recognizer in [alone, beside] {
             try recognizer.startLiveDecoding()
             for start in stride(from: 0, to: audio.samples.count, by: 320) {
                 try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
             }
-            texts.append(try recognizer.finishLiveDecoding().text)
+            results.append(try recognizer.finishLiveDecoding())
             #expect(recognizer.phoneLoopRanBeside == (recognizer === beside))
         }
-        #expect(!texts[0].isEmpty)
-        #expect(texts[0] == texts[1])
+        #expect(!results[0].text.isEmpty)
+        #expect(results[0].text == results[1].text)
+        #expect(results[0].confidenceFeatures == results[1].confidenceFeatures)
     }
 
     /// Recognizers on three threads share one helper: each utterance's phone loop runs on the
