@@ -487,8 +487,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         return job
     }
 
-    /// Whether the alignment and the phone loop of a whole utterance are decoded from the grammar
-    /// pass's scores (``ScoreReplay``).
+    /// Whether the alignment and the phone loop are decoded from the scores the grammar pass wrote,
+    /// batch or live (``ScoreReplay``).
     private var replaysScores: Bool { replay != nil && grammar.saysOneWord }
 
     /// The folder the grammar pass writes its senone scores into, when it does (``ScoreReplay``).
@@ -682,7 +682,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Ends live decoding and returns its result: the words the live search found while the
     /// audio came (running cepstral mean, not the batch one of ``recognize(_:)``), with
     /// confidence measured on the utterance as for every result. Only the confidence passes
-    /// remain to do, so the result is ready soon after the last chunk (a hand-off's text).
+    /// remain to do (for a one-word grammar, only their replays of the live pass's scores), so the
+    /// result is ready soon after the last chunk (a hand-off's text).
     /// - Throws: ``RecognizerError`` when no live utterance runs or the decoder fails.
     public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
         guard liveUtterance else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }
