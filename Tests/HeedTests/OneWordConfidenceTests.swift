@@ -94,15 +94,6 @@ struct OneWordConfidenceTests {
         #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its recognizer")
     }
 
-    /// A recording given as a stream, 20 ms at a time, then the live pass's result.
-    private static func decodedLive(_ audio: AudioBuffer, by recognizer: PocketSphinxRecognizer) throws -> RecognitionResult {
-        try recognizer.startLiveDecoding()
-        for start in stride(from: 0, to: audio.samples.count, by: 320) {
-            try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
-        }
-        return try recognizer.finishLiveDecoding()
-    }
-
     /// A live utterance is measured from the scores its live pass wrote, as a whole one is from its
     /// grammar pass's: the audio is searched once, and the result is on one normaliser, with the
     /// one-word model, the words' times within the utterance, and no scores left behind.
@@ -115,7 +106,7 @@ struct OneWordConfidenceTests {
         for _ in 0..<2 {
             let searched = recognizer.secondsSearched
             // (The first live pass, its cepstral mean still the model's, may hear another word.)
-            let live = try Self.decodedLive(pause, by: recognizer)
+            let live = try Fixtures.decodedLive(pause, by: recognizer)
             // The live pass alone; decoding the alignment and the phone loop from the audio again
             // would make it three times.
             #expect(abs(recognizer.secondsSearched - searched - seconds) < 0.1, "\(recognizer.secondsSearched - searched) s searched for \(seconds) s")
@@ -190,7 +181,7 @@ struct OneWordConfidenceTests {
         for entry in entries {
             let audio = try AudioFile.read(entry.audioPath)
             for (index, recognizer) in [oneWord, asSentences].enumerated() {
-                let result = try Self.decodedLive(audio, by: recognizer)
+                let result = try Fixtures.decodedLive(audio, by: recognizer)
                 guard result.text == entry.transcript else { continue }
                 heardRight[index] += 1
                 if !result.rejected { acceptedOneWord[index] += 1 }

@@ -60,7 +60,7 @@ struct RecognizerTests {
         let grammar = Fixtures.testData + "/cards/cards.gram"
         let (fresh, used) = (try Fixtures.recognizer(grammar: grammar), try Fixtures.recognizer(grammar: grammar))
         let other = try AudioFile.read(Fixtures.testData + "/librivox/sense_and_sensibility_01_austen_64kb-0880.wav")
-        _ = try Self.decodedLive(other, by: used)
+        _ = try Fixtures.decodedLive(other, by: used)
         for card in Self.cards {
             let audio = try AudioFile.read(Fixtures.testData + "/cards/\(card.file).wav")
             let (first, after) = (try fresh.recognize(audio), try used.recognize(audio))
@@ -77,7 +77,7 @@ struct RecognizerTests {
         let card = try AudioFile.read(Fixtures.testData + "/cards/002.wav")
         var heard: [String] = []
         for recognizer in [used, onlyLive] {
-            if recognizer === onlyLive { _ = try Self.decodedLive(other, by: onlyLive) }
+            if recognizer === onlyLive { _ = try Fixtures.decodedLive(other, by: onlyLive) }
             try recognizer.startLiveDecoding()
             for start in stride(from: 0, to: card.samples.count, by: 320) {
                 try recognizer.decodeLive(Array(card.samples[start..<min(card.samples.count, start + 320)]))
@@ -86,14 +86,6 @@ struct RecognizerTests {
             recognizer.stopLiveDecoding()
         }
         #expect(!heard[0].isEmpty && heard[0] == heard[1], "\(heard)")
-    }
-
-    private static func decodedLive(_ audio: AudioBuffer, by recognizer: PocketSphinxRecognizer) throws -> RecognitionResult {
-        try recognizer.startLiveDecoding()
-        for start in stride(from: 0, to: audio.samples.count, by: 320) {
-            try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
-        }
-        return try recognizer.finishLiveDecoding()
     }
 
     @Test func recognizesAllFiveCardsRecordings() throws {
@@ -271,11 +263,7 @@ struct RecognizerTests {
         let audio = try AudioFile.read(files[0])
         var results: [RecognitionResult] = []
         for recognizer in [alone, beside] {
-            try recognizer.startLiveDecoding()
-            for start in stride(from: 0, to: audio.samples.count, by: 320) {
-                try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
-            }
-            results.append(try recognizer.finishLiveDecoding())
+            results.append(try Fixtures.decodedLive(audio, by: recognizer))
             #expect(recognizer.phoneLoopRanBeside == (recognizer === beside))
         }
         #expect(!results[0].text.isEmpty)

@@ -83,6 +83,15 @@ enum Fixtures {
         return try PocketSphinxRecognizer(grammar: try Grammar.file(path), configuration: configuration, logger: Logger(label: "test"))
     }
 
+    /// A recording given to `recognizer` as a stream, 20 ms at a time, then the live pass's result.
+    static func decodedLive(_ audio: AudioBuffer, by recognizer: PocketSphinxRecognizer) throws -> RecognitionResult {
+        try recognizer.startLiveDecoding()
+        for start in stride(from: 0, to: audio.samples.count, by: 320) {
+            try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
+        }
+        return try recognizer.finishLiveDecoding()
+    }
+
     /// Writes an executable script (0755). The file is written through a descriptor closed on
     /// exec: a process another test starts meanwhile does not inherit it open for writing, which
     /// would make starting the script fail with "Text file busy" for as long as that process runs.
