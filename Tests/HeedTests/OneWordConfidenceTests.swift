@@ -142,13 +142,18 @@ struct OneWordConfidenceTests {
         #expect(confidence(usual.output) == confidence(nowhere.output), "\(usual.output) against \(nowhere.output)")
     }
 
+    /// One FSDD speaker's first 40 recordings of digits.
+    private static func jacksonsFirstDigits() throws -> ArraySlice<CorpusManifest.Entry> {
+        let manifest = try CorpusManifest(path: (Fixtures.corpora ?? "") + "/fsdd_digits/manifest.tsv")
+        return manifest.entries.filter { $0.audioPath.contains("_jackson_") }.prefix(40)
+    }
+
     /// People's digits (FSDD, one speaker's first 40 recordings) through the one-digit grammar at
     /// the always-on point: the one-word model accepts more of those heard right than the
     /// sentences' model on the same words (measured 32 against 25 of 39 heard right).
     @Test(.enabled(if: Fixtures.corpora != nil, "needs the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func moreDigitsHeardRightAreAcceptedAlwaysOn() throws {
-        let fsdd = (Fixtures.corpora ?? "") + "/fsdd_digits"
-        let entries = try CorpusManifest(path: fsdd + "/manifest.tsv").entries.filter { $0.audioPath.contains("_jackson_") }.prefix(40)
+        let entries = try Self.jacksonsFirstDigits()
         let digits = Fixtures.grammar("digit.gram")
         let oneWord = try Fixtures.recognizer(grammar: digits)
         let asSentences = try Fixtures.recognizer(grammar: digits) { $0.oneWordConfidence = nil }
@@ -172,8 +177,7 @@ struct OneWordConfidenceTests {
     /// measured on the audio again (measured: 30 against 27 of 38 heard right).
     @Test(.enabled(if: Fixtures.corpora != nil, "needs the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func moreDigitsHeardRightAreAcceptedFromAStream() throws {
-        let fsdd = (Fixtures.corpora ?? "") + "/fsdd_digits"
-        let entries = try CorpusManifest(path: fsdd + "/manifest.tsv").entries.filter { $0.audioPath.contains("_jackson_") }.prefix(40)
+        let entries = try Self.jacksonsFirstDigits()
         let digits = Fixtures.grammar("digit.gram")
         let oneWord = try Fixtures.recognizer(grammar: digits)
         let asSentences = try Fixtures.recognizer(grammar: digits) { $0.decoderOptions["-compallsen"] = "no" }
