@@ -68,13 +68,32 @@ struct ServeTests {
     /// A running `heed serve --json`, its events collected as they come.
     final class Service: Sendable {
         let process: Process
-        /// Text that a pipe's handler appends to.
+        /// Text read from a pipe as it comes.
         final class Collected: Sendable {
             let text = Mutex("")
-            func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+
+            /// Reads `handle` on a thread of its own until end-of-file.
+            ///
+            /// A blocking read, not `readabilityHandler`: on Linux, tearing down the read source
+            /// Foundation installs for it can crash libdispatch's event loop
+            /// (swift-corelibs-foundation #3276), and did crash this test process in CI.
+            init(reading handle: FileHandle) {
+                let descriptor = handle.fileDescriptor
+                let reader = Thread { [self] in
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while true {
+                        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                        if count < 0, errno == EINTR { continue }
+                        guard count > 0 else { break }
+                        self.text.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
+                    }
+                    withExtendedLifetime(handle) {}
+                }
+                reader.start()
+            }
         }
-        private let output = Collected()
-        private let errors = Collected()
+        private let output: Collected
+        private let errors: Collected
 
         /// Starts the service; with `microphone`, Heed's microphone is on (`extra` names the
         /// device) and `environment` holds its HOME (an `.asoundrc`) and `XDG_RUNTIME_DIR`.
@@ -97,9 +116,9 @@ struct ServeTests {
             let err = Pipe()
             process.standardOutput = out
             process.standardError = err
-            out.fileHandleForReading.readabilityHandler = { [output] handle in output.append(handle.availableData) }
-            err.fileHandleForReading.readabilityHandler = { [errors] handle in errors.append(handle.availableData) }
             try process.run()
+            output = Collected(reading: out.fileHandleForReading)
+            errors = Collected(reading: err.fileHandleForReading)
         }
 
         var events: String { output.text.withLock { $0 } }
@@ -433,9 +452,8 @@ struct ServeTests {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
-        let collected = Service.Collected()
-        output.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
         try process.run()
+        let collected = Service.Collected(reading: output.fileHandleForReading)
         defer {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
