@@ -1,6 +1,7 @@
 import Foundation
 import HeedAudio
 import HeedCore
+@testable import HeedEvaluation
 import HeedIntents
 import HeedRuntime
 import HeedSpeech
@@ -83,13 +84,10 @@ enum Fixtures {
         return try PocketSphinxRecognizer(grammar: try Grammar.file(path), configuration: configuration, logger: Logger(label: "test"))
     }
 
-    /// A recording given to `recognizer` as a stream, 20 ms at a time, then the live pass's result.
+    /// A recording given to `recognizer` as a stream, as `heed eval --live` gives it, then the live
+    /// pass's result.
     static func decodedLive(_ audio: AudioBuffer, by recognizer: PocketSphinxRecognizer) throws -> RecognitionResult {
-        try recognizer.startLiveDecoding()
-        for start in stride(from: 0, to: audio.samples.count, by: 320) {
-            try recognizer.decodeLive(Array(audio.samples[start..<min(audio.samples.count, start + 320)]))
-        }
-        return try recognizer.finishLiveDecoding()
+        try Evaluation.decodeLive(audio, with: recognizer).result
     }
 
     /// Writes an executable script (0755). The file is written through a descriptor closed on
