@@ -192,10 +192,11 @@ public struct Endpointer: Sendable {
     }
 
     /// Forgets any utterance in progress and the recent audio, keeping the noise floor: after
-    /// Heed has spoken, what was heard meanwhile is not the user's.
+    /// Heed has spoken, what was heard meanwhile is not the user's. The clock goes on: a part
+    /// frame not yet judged stays, so ``position`` and the utterances' times keep counting every
+    /// sample fed (a ``SuppressedStream`` fed the same samples finds an utterance by them).
     public mutating func reset() {
         speech = nil
-        pending.removeAll()
         recent.removeAll()
         run = 0
     }

@@ -86,6 +86,52 @@ public final class NoiseSuppressor {
     }
 }
 
+/// A stream's audio through one noise suppressor that follows it from its start, keeping the last
+/// seconds denoised: an utterance the ``Endpointer`` finds in the same stream is then taken out
+/// with the room's noise already learned, where a suppressor started on the utterance alone
+/// spends its first words learning it (docs/MEASUREMENTS.md, "A suppressor that follows the
+/// stream").
+///
+/// Feed it every sample the endpointer is fed, in the same order. Not `Sendable`: one stream owns it.
+public final class SuppressedStream {
+    private let suppressor: NoiseSuppressor
+    private let keptSamples: Int
+    private var output: [Int16] = []
+    /// The stream's sample index of `output[0]`.
+    private var firstSample = 0
+
+    /// A suppressor for a stream of 16 kHz mono audio, keeping `seconds` of its output.
+    /// - Parameters:
+    ///   - settings: What the suppressor does besides denoising.
+    ///   - seconds: How far back an utterance may start (the longest utterance and its pre-roll).
+    public init(settings: NoiseSuppressor.Settings, keeping seconds: Double) {
+        suppressor = NoiseSuppressor(settings: settings)
+        keptSamples = Int(seconds * Double(AudioBuffer.recognitionSampleRate))
+    }
+
+    /// Denoises the stream's next samples.
+    public func process(_ samples: [Int16]) {
+        output += suppressor.process(samples)
+        // Trimmed a second at a time, so that the copy is rare.
+        let excess = output.count - keptSamples
+        guard excess >= AudioBuffer.recognitionSampleRate else { return }
+        output.removeFirst(excess)
+        firstSample += excess
+    }
+
+    /// The denoised version of `samples`, which the stream had from its sample index `start` on.
+    /// Samples not denoised yet (the suppressor holds back less than a frame) or no longer kept
+    /// are the ones given.
+    public func denoised(_ samples: [Int16], from start: Int) -> [Int16] {
+        var result = samples
+        let lower = max(start, firstSample)
+        let upper = min(start + samples.count, firstSample + output.count)
+        guard lower < upper else { return result }
+        result.replaceSubrange((lower - start)..<(upper - start), with: output[(lower - firstSample)..<(upper - firstSample)])
+        return result
+    }
+}
+
 /// When the noise suppressor runs before recognition.
 public enum DenoiseMode: String, Sendable, Hashable, CaseIterable {
     /// Never.
@@ -115,7 +161,13 @@ public enum DenoiseMode: String, Sendable, Hashable, CaseIterable {
     /// A whole recording through the front end: denoised when the mode says so for its SNR
     /// (`off` does not estimate it), and whether it was.
     public func process(_ audio: AudioBuffer, settings: NoiseSuppressor.Settings = .init()) -> (audio: AudioBuffer, denoised: Bool) {
+        process(audio) { NoiseSuppressor.denoise(audio, settings: settings) }
+    }
+
+    /// Audio through the front end, by a suppressor of the caller's: `denoised()` is used when
+    /// the mode says so for the audio's SNR; and whether it was.
+    public func process(_ audio: AudioBuffer, denoised: () -> AudioBuffer) -> (audio: AudioBuffer, denoised: Bool) {
         guard self != .off, applies(toSNR: SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate)) else { return (audio, false) }
-        return (NoiseSuppressor.denoise(audio, settings: settings), true)
+        return (denoised(), true)
     }
 }

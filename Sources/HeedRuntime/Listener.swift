@@ -60,10 +60,11 @@ public actor Listener {
         public var spokenResponses = false
         /// Noise suppression of each utterance before its whole decode: `on` always, `auto` when
         /// its estimated SNR is below ``DenoiseMode/autoBelowDecibels`` (as `heed eval` does for
-        /// each recording), `off` never. The endpointer and the live pass hear the audio as
-        /// captured: suppressing the captured stream itself broke the endpointer in steady noise
-        /// (docs/MEASUREMENTS.md, "The listener in kitchen noise").
-        public var denoise: DenoiseMode = .off
+        /// each recording), `off` never. The utterance is taken from a suppressor that has followed
+        /// the whole stream (``HeedAudio/SuppressedStream``). The endpointer and the live pass hear
+        /// the audio as captured: suppressing the captured stream itself broke the endpointer in
+        /// steady noise (docs/MEASUREMENTS.md, "The listener in kitchen noise").
+        public var denoise: DenoiseMode = .auto
         /// The suppressor's settings, for `on` and `auto`.
         public var denoiseSettings = NoiseSuppressor.Settings()
         /// The rejection threshold of always-on listening: every stretch of talk is a candidate.
@@ -111,6 +112,9 @@ public actor Listener {
     private let emit: @Sendable (ListenerOutput) -> Void
     private let logger: Logger
     private var endpointer: Endpointer
+    /// The captured stream through the noise suppressor, fed what the endpointer is fed, when
+    /// the denoise mode is not off.
+    private var suppressed: SuppressedStream?
     private let signals = Signals()
     private var presses = 0
     private var lastVocabularyCheck = 0.0
@@ -254,6 +258,11 @@ public actor Listener {
         self.logger = logger
         self.emit = emit
         self.endpointer = Endpointer(configuration: configuration.endpointing)
+        if configuration.denoise != .off {
+            let endpointing = configuration.endpointing
+            let longest = endpointing.maximumUtterance + endpointing.preRoll + endpointing.minimumSpeechStart + endpointing.tentativeSilence
+            self.suppressed = SuppressedStream(settings: configuration.denoiseSettings, keeping: longest + 1)
+        }
     }
 
     /// Asks the loop to stop at the next chunk of audio (SIGINT, SIGTERM).
@@ -434,7 +443,7 @@ public actor Listener {
                     guard purpose.decodes else { continue }
                     let unfinished = recognizer.liveSentenceUnfinished
                     let words = unfinished ? recognizer.liveHypothesis.split(separator: " ").map(String.init) : []
-                    let decoded = decodable(utterance.audio)
+                    let decoded = decodable(utterance)
                     let result = try recognizer.recognize(decoded.audio)
                     speculative = (utterance.samples.count, result, decoded.denoised)
                     // Mid-sentence, a pause is more likely one to think than the end, unless what
@@ -475,7 +484,7 @@ public actor Listener {
                         result = speculative.result.judged(at: threshold(for: purpose))
                         denoised = speculative.denoised
                     } else {
-                        let decoded = decodable(utterance.audio)
+                        let decoded = decodable(utterance)
                         result = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
                         denoised = decoded.denoised
                     }
@@ -484,7 +493,7 @@ public actor Listener {
                     var afterPause = false
                     if result.rejected, let afterHeldPause {
                         let words = utterance.from(sample: afterHeldPause)
-                        let decoded = decodable(words.audio)
+                        let decoded = decodable(words)
                         let heard = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
                         if !heard.rejected {
                             (utterance, result, denoised, afterPause) = (words, heard, decoded.denoised, true)
@@ -518,15 +527,21 @@ public actor Listener {
     }
 
     /// An utterance as the whole decode takes it (through the noise suppressor when the mode says
-    /// so), and whether it was suppressed: `nil` when suppression is off.
-    private func decodable(_ audio: AudioBuffer) -> (audio: AudioBuffer, denoised: Bool?) {
-        let decoded = configuration.denoise.process(audio, settings: configuration.denoiseSettings)
-        return (decoded.audio, configuration.denoise == .off ? nil : decoded.denoised)
+    /// so for its SNR), and whether it was suppressed: `nil` when suppression is off. The
+    /// suppressor is the one that has followed the stream, not one started on the utterance.
+    private func decodable(_ utterance: Endpointer.Utterance) -> (audio: AudioBuffer, denoised: Bool?) {
+        guard let suppressed else { return (utterance.audio, nil) }
+        return configuration.denoise.process(utterance.audio) {
+            let start = Int((utterance.start * Double(Endpointer.sampleRate)).rounded())
+            return AudioBuffer(samples: suppressed.denoised(utterance.samples, from: start), sampleRate: Endpointer.sampleRate)
+        }
     }
 
-    /// The next chunk of audio; empty at the end.
+    /// The next chunk of audio; empty at the end. Every chunk goes to the endpointer too.
     private func readChunk() throws(AudioError) -> [Int16] {
-        try source.read(maximumFrames: 1024)
+        let chunk = try source.read(maximumFrames: 1024)
+        suppressed?.process(chunk)
+        return chunk
     }
 
     /// Reads audio, keeping the noise floor current, until push-to-talk is pressed.
@@ -567,7 +582,7 @@ public actor Listener {
         let spotter = WakePhraseSpotter(phrase: phrase, threshold: threshold)
         // Spotted in what the whole decode of a command would hear: through the noise suppressor
         // when the mode says so.
-        let heard = decodable(utterance.audio)
+        let heard = decodable(utterance)
         let spotting = try spotter.spot(heard.audio, with: recognizer, thenActivate: commandGrammar)
         let spotted = spotting.spotted
         let words = spotter.words
@@ -579,8 +594,7 @@ public actor Listener {
         if spotted.words.count > words.count {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))
-            let rest = AudioBuffer(samples: Array(utterance.samples[commandStart...]), sampleRate: Endpointer.sampleRate)
-            let decoded = decodable(rest)
+            let decoded = decodable(utterance.from(sample: commandStart))
             let result = try recognizer.recognize(decoded.audio).judged(at: configuration.windowThreshold)
             sendFinal(result, of: utterance, denoised: decoded.denoised, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)

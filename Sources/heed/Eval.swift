@@ -114,7 +114,7 @@ struct Eval: ParsableCommand {
             curveThresholds: curve ? RejectionReport.standardThresholds : nil,
             endpointing: endpoint ? .standard : nil,
             live: live,
-            denoising: (recognizer.denoise.mode(wholeRecordings: true), recognizer.denoise.settings)
+            denoising: (recognizer.denoise.mode, recognizer.denoise.settings)
         )
         let report = try evaluation.run(workers: workers, makeRecognizer: makeRecognizer) {
             index, count, file in

@@ -150,7 +150,7 @@ struct ListenerOptions: ParsableArguments {
         settings.unfinishedEndSilence = hesitation
         settings.maximumSeconds = maximumSeconds
         settings.spokenResponses = configuration.spokenResponses
-        settings.denoise = recognizer.denoise.mode(wholeRecordings: false)
+        settings.denoise = recognizer.denoise.mode
         settings.denoiseSettings = recognizer.denoise.settings
         settings.alwaysOnThreshold = recognizer.threshold()
         settings.windowThreshold = windowRejectionThreshold ?? recognizer.confidenceModel.lenientPoint

@@ -20,9 +20,10 @@ struct DenoiseOptions: ParsableArguments {
         help: ArgumentHelp(
             "Noise suppression before recognition: off, on, or auto (when the recording's estimated SNR is below 23 dB).",
             discussion: """
-                Default: auto for recordings (heed recognize, heed eval), off for heed listen, which suppresses each \
-                utterance (on) or each noisy one (auto) before its whole decode, and spots the wake phrase in what it \
-                leaves. On the kitchen-noise curve auto was never worse than off and up to 6.5 points better (docs/MEASUREMENTS.md).
+                Default: auto. heed recognize and heed eval judge each recording; heed listen judges each utterance, \
+                taken from one suppressor that follows the whole stream, and spots the wake phrase in what it leaves. \
+                On the kitchen-noise curves auto was never worse than off by more than a point and up to 6.5 points \
+                better for recordings, 4 points for the listener at 6 dB (docs/MEASUREMENTS.md).
                 """,
             valueName: "off|on|auto"))
     var modeName: String?
@@ -33,10 +34,8 @@ struct DenoiseOptions: ParsableArguments {
     @Flag(name: .customLong("denoise-agc"), help: "Automatic gain control in the suppressor too.")
     var automaticGain = false
 
-    /// The mode asked for; by default `auto` for whole recordings and `off` for a live stream.
-    func mode(wholeRecordings: Bool) -> DenoiseMode {
-        modeName.flatMap(DenoiseMode.init(rawValue:)) ?? (wholeRecordings ? .auto : .off)
-    }
+    /// The mode asked for; `auto` by default.
+    var mode: DenoiseMode { modeName.flatMap(DenoiseMode.init(rawValue:)) ?? .auto }
     var settings: NoiseSuppressor.Settings { .init(maximumAttenuation: attenuation, automaticGain: automaticGain) }
 
     func validate() throws {

@@ -235,7 +235,7 @@ struct Serve: AsyncParsableCommand {
             grammarConfiguration: recognizer.decoderConfiguration(forIntents: false, lenient: true),
             grammarsFolder: URL(fileURLWithPath: IntentOptions.bundled("grammars")),
             // A task's audio is a whole recording once it is finished: `auto` by default, as heed recognize.
-            denoise: recognizer.denoise.mode(wholeRecordings: true), denoiseSettings: recognizer.denoise.settings,
+            denoise: recognizer.denoise.mode, denoiseSettings: recognizer.denoise.settings,
             dictationConfiguration: recognizer.dictationConfiguration(vocabulary: registered), vocabulary: registered)
     }
 

@@ -144,6 +144,21 @@ import Testing
         #expect(!endpointer.inSpeech)
         #expect(endpointer.currentSamples.isEmpty)
     }
+
+    /// A reset keeps the stream's clock: times go on counting every sample fed, part frames too,
+    /// so an utterance found after it starts where the stream had it.
+    @Test func resetKeepsTheClock() throws {
+        var endpointer = Endpointer()
+        let before = Self.roomNoise(seconds: 1) + Array(Self.roomNoise(seconds: 0.5, amplitude: 6000, seed: 2).prefix(7_955))
+        _ = endpointer.process(before)
+        endpointer.reset()
+        #expect(abs(endpointer.position - Double(before.count) / Double(Self.rate)) < 1e-9)
+        let after = Self.roomNoise(seconds: 1, seed: 3) + Self.roomNoise(seconds: 0.5, amplitude: 6000, seed: 4) + Self.roomNoise(seconds: 1, seed: 5)
+        let utterance = try #require(Self.utterances(endpointer.process(after)).first)
+        let first = Int((utterance.start * Double(Self.rate)).rounded())
+        let stream = before + after
+        #expect(Array(stream[first..<(first + utterance.samples.count)]) == utterance.samples)
+    }
 }
 
 /// `holdOpen(forQuiet:)`: a pause mid-sentence ends the utterance only when it lasts.

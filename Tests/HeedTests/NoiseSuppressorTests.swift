@@ -39,6 +39,33 @@ struct NoiseSuppressorTests {
         #expect(chunked == whole)
     }
 
+    /// A stream followed by one suppressor gives any stretch of it denoised as the whole stream's
+    /// suppressor denoised it (not as a fresh suppressor would); what it has not denoised yet, or
+    /// no longer keeps, comes back as given.
+    @Test func aStretchOfAStreamIsDenoisedAsTheWholeStreamWas() {
+        var generator = SeededGenerator(seed: 11)
+        let input = (0..<64_037).map { _ in Int16.random(in: -3_000...3_000, using: &generator) }
+        let whole = NoiseSuppressor.denoise(AudioBuffer(samples: input)).samples
+        let stream = SuppressedStream(settings: .init(), keeping: 2)
+        var fed = 0
+        _ = inRandomChunks(input, largest: 1_024, using: &generator) { chunk in
+            stream.process(chunk)
+            fed += chunk.count
+            return chunk
+        }
+        let stretch = Array(input[40_000..<56_000])
+        let denoised = stream.denoised(stretch, from: 40_000)
+        #expect(denoised == Array(whole[40_000..<56_000]))
+        #expect(denoised != NoiseSuppressor.denoise(AudioBuffer(samples: stretch)).samples)
+        // The last part frame is held back: those samples are the input's.
+        let held = fed % NoiseSuppressor.frameLength
+        let end = stream.denoised(Array(input[(fed - 400)...]), from: fed - 400)
+        #expect(end.prefix(400 - held) == whole[(fed - 400)..<(fed - held)])
+        #expect(end.suffix(held) == input.suffix(held))
+        // Two to three seconds are kept: the start of the stream is gone.
+        #expect(stream.denoised(Array(input[0..<1_000]), from: 0) == Array(input[0..<1_000]))
+    }
+
     /// A second of noise, then a second of a tone in it: the estimate is the tone-plus-noise over
     /// noise ratio (21.8 dB here).
     @Test func theSignalToNoiseRatioIsEstimated() throws {
