@@ -114,7 +114,7 @@ public actor Listener {
     private var endpointer: Endpointer
     /// The captured stream through the noise suppressor, fed what the endpointer is fed, when
     /// the denoise mode is not off.
-    private var suppressed: SuppressedStream?
+    private let suppressed: SuppressedStream?
     private let signals = Signals()
     private var presses = 0
     private var lastVocabularyCheck = 0.0
@@ -258,11 +258,9 @@ public actor Listener {
         self.logger = logger
         self.emit = emit
         self.endpointer = Endpointer(configuration: configuration.endpointing)
-        if configuration.denoise != .off {
-            let endpointing = configuration.endpointing
-            let longest = endpointing.maximumUtterance + endpointing.preRoll + endpointing.minimumSpeechStart + endpointing.tentativeSilence
-            self.suppressed = SuppressedStream(settings: configuration.denoiseSettings, keeping: longest + 1)
-        }
+        let endpointing = configuration.endpointing
+        let longest = endpointing.maximumUtterance + endpointing.preRoll + endpointing.minimumSpeechStart + endpointing.tentativeSilence
+        self.suppressed = configuration.denoise == .off ? nil : SuppressedStream(settings: configuration.denoiseSettings, keeping: longest + 1)
     }
 
     /// Asks the loop to stop at the next chunk of audio (SIGINT, SIGTERM).

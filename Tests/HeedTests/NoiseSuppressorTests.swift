@@ -47,12 +47,11 @@ struct NoiseSuppressorTests {
         let input = (0..<64_037).map { _ in Int16.random(in: -3_000...3_000, using: &generator) }
         let whole = NoiseSuppressor.denoise(AudioBuffer(samples: input)).samples
         let stream = SuppressedStream(settings: .init(), keeping: 2)
-        var fed = 0
         _ = inRandomChunks(input, largest: 1_024, using: &generator) { chunk in
             stream.process(chunk)
-            fed += chunk.count
             return chunk
         }
+        let fed = input.count
         let stretch = Array(input[40_000..<56_000])
         let denoised = stream.denoised(stretch, from: 40_000)
         #expect(denoised == Array(whole[40_000..<56_000]))
@@ -64,6 +63,36 @@ struct NoiseSuppressorTests {
         #expect(end.suffix(held) == input.suffix(held))
         // Two to three seconds are kept: the start of the stream is gone.
         #expect(stream.denoised(Array(input[0..<1_000]), from: 0) == Array(input[0..<1_000]))
+    }
+
+    /// A real recording after three seconds of the benchmark's kitchen noise (6 dB): the utterance
+    /// the endpointer finds, taken from the suppressor that followed the stream, has its noise
+    /// before the words lowered already; a suppressor started on the utterance has not learned it
+    /// yet there.
+    @Test func anUtteranceFromTheStreamStartsWithTheNoiseLearned() throws {
+        guard let corpora = Fixtures.corpora else {
+            print("skipped: the shared corpora are not here (set HEED_CORPORA)")
+            return
+        }
+        let noise = try NoiseMixer(noise: try AudioFile.read(corpora + "/picovoice_barista/noise/kitchen.wav"))
+        let silence = [Int16](repeating: 0, count: 3 * 16_000)
+        let clean = silence + (try AudioFile.read("\(Fixtures.testData)/cards/001.wav").samples) + silence
+        let noisy = noise.mix(AudioBuffer(samples: clean), snr: 6, seed: 1).samples
+        var endpointer = Endpointer()
+        let stream = SuppressedStream(settings: .init(maximumAttenuation: 8), keeping: 12)
+        var utterances: [Endpointer.Utterance] = []
+        for start in stride(from: 0, to: noisy.count, by: 1_024) {
+            let chunk = Array(noisy[start..<min(noisy.count, start + 1_024)])
+            stream.process(chunk)
+            for case .speechEnded(let utterance) in endpointer.process(chunk) { utterances.append(utterance) }
+        }
+        let utterance = try #require(utterances.first { $0.speechStart > 2.5 }, "\(utterances.map(\.speechStart))")
+        let first = Int((utterance.start * 16_000).rounded())
+        let followed = stream.denoised(utterance.samples, from: first)
+        let fresh = NoiseSuppressor.denoise(utterance.audio, settings: .init(maximumAttenuation: 8)).samples
+        let before = Int((utterance.speechStart - utterance.start) * 16_000)
+        let lowered = 10 * log10(Self.energy(fresh.prefix(before)) / Self.energy(followed.prefix(before)))
+        #expect(lowered > 2, "the followed stream's noise before the words is \(lowered) dB under the fresh suppressor's")
     }
 
     /// A second of noise, then a second of a tone in it: the estimate is the tone-plus-noise over
