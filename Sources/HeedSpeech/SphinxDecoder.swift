@@ -30,6 +30,8 @@ final class SphinxDecoder {
     /// running mean for good (`feat_cmn`); each whole utterance gets the model's own back
     /// (``feed(_:_:_:)``).
     private let wholeUtteranceMean: cmn_type_t
+    /// Whether Heed's evaluator scores the acoustic model (`-scoring heed` on a model it takes).
+    let scoresWithHeed: Bool
 
     /// Creates a decoder from command-line style arguments (`["-hmm": path, ...]`).
     ///
@@ -40,6 +42,11 @@ final class SphinxDecoder {
     /// other decoders did and on whichever thread. (A live pass still leaves a little in the
     /// decoder that its next utterances feel: docs/RECOGNITION.md, "The phone loop beside the
     /// grammar pass".)
+    ///
+    /// `-scoring heed` (the default) gives the decoder Heed's evaluator of the acoustic model
+    /// (`heed_scoring_install`, CHeedShims/gaussians.c): PocketSphinx's senone scores, bit for bit,
+    /// at a fraction of the CPU. `-scoring pocketsphinx` keeps PocketSphinx's own, for comparison.
+    /// A model the evaluator cannot take keeps PocketSphinx's own either way.
     /// - Parameter arguments: decoder flags without duplicates; `cmd_ln_parse_r` copies them.
     /// - Throws: ``RecognizerError`` with code `.decoderInitFailed` when PocketSphinx refuses.
     init(arguments: [String: String]) throws(RecognizerError) {
@@ -49,6 +56,10 @@ final class SphinxDecoder {
             arguments["-dither"] = "no"
         } else {
             ditherSeed = nil
+        }
+        let scoring = arguments.removeValue(forKey: "-scoring") ?? "heed"
+        guard scoring == "heed" || scoring == "pocketsphinx" else {
+            throw RecognizerError(.decoderInitFailed, "scoring must be heed or pocketsphinx, not \(scoring)")
         }
         let flat = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
         let config: OpaquePointer? = withCStrings(["heed"] + flat) { argv in
@@ -63,6 +74,7 @@ final class SphinxDecoder {
             throw RecognizerError(.decoderInitFailed, "PocketSphinx could not load the acoustic model (see --verbose for its log)")
         }
         self.raw = decoder
+        scoresWithHeed = scoring == "heed" && heed_scoring_install(UnsafeMutableRawPointer(decoder)) == 0
         wholeUtteranceMean = ps_get_feat(decoder)?.pointee.cmn ?? CMN_BATCH
     }
 

@@ -9,4 +9,10 @@ typedef void (*heed_log_handler)(void *context, int level, const char *message);
 /// so cannot be written in Swift) to `handler`. Pass NULL to silence it.
 void heed_sphinx_set_log_handler(heed_log_handler handler, void *context);
 
+/// Gives the decoder Heed's evaluator of its acoustic model (gaussians.c): the same senone
+/// scores as PocketSphinx's own `ptm_mgau_frame_eval`, computed across each codebook's densities
+/// at once. `decoder` is a `ps_decoder_t *`. Returns 0 when installed, -1 when the decoder keeps
+/// PocketSphinx's scoring (a model that is not PTM, or layouts unlike Debian's 0.8+5prealpha).
+int heed_scoring_install(void *decoder);
+
 #endif

@@ -1,0 +1,618 @@
+/*
+ * The acoustic scoring of a PocketSphinx decoder, computed across each codebook's densities at
+ * once instead of one density at a time (docs/RECOGNITION.md, "Acoustic scoring").
+ *
+ * PocketSphinx spends nine tenths of a decode in `ptm_mgau_frame_eval`, which scores one
+ * Gaussian at a time and gives up on each as soon as it cannot reach the codebook's top N. This
+ * file puts another evaluator in the decoder's table of scoring functions (`ps_mgaufuncs_t`) that
+ * gives the same senone scores, bit for bit: each density's distance is summed over its
+ * dimensions in the same order with the same single-precision operations (no fused
+ * multiply-adds), only for 32 densities side by side in vector registers, from the model's means
+ * and precisions transposed in place; the top N are then chosen, normalised and mixed with the
+ * mixture weights exactly as PocketSphinx does.
+ *
+ * Swift cannot write this: it reads structures PocketSphinx does not export. Their layouts are
+ * those of Debian's 0.8+5prealpha+1 (src/libpocketsphinx: pocketsphinx_internal.h, acmod.h,
+ * ptm_mgau.h, ms_gauden.h), and `heed_scoring_install` checks them against what the public API
+ * reports before it changes anything; on any mismatch, or a model that is not phonetically tied
+ * (PTM), the decoder keeps PocketSphinx's own scoring.
+ */
+#include "CHeedShims.h"
+
+#include <immintrin.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pocketsphinx.h>
+#include <sphinxbase/bitvec.h>
+#include <sphinxbase/cmd_ln.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/logmath.h>
+
+/* The sums must round as PocketSphinx's do: no fused multiply-adds. */
+#pragma STDC FP_CONTRACT OFF
+
+/* ---- PocketSphinx's private layouts (Debian 0.8+5prealpha+1) ---- */
+
+typedef struct sphinx_mgau sphinx_mgau;
+
+/* `ps_mgaufuncs_t` (acmod.h) */
+typedef struct {
+    const char *name;
+    int (*frame_eval)(sphinx_mgau *mgau, int16 *senone_scores, uint8 *senone_active,
+                      int32 n_senone_active, mfcc_t **feature, int32 frame, int32 compute_all);
+    int (*transform)(sphinx_mgau *mgau, void *mllr);
+    void (*free)(sphinx_mgau *mgau);
+} sphinx_mgau_functions;
+
+/* `ps_mgau_t` (acmod.h) */
+struct sphinx_mgau {
+    sphinx_mgau_functions *functions;
+    int frame_index;
+};
+
+/* The head of `ps_decoder_t` (pocketsphinx_internal.h) */
+typedef struct {
+    cmd_ln_t *config;
+    int reference_count;
+    struct sphinx_acoustic_model *acoustic_model;
+} sphinx_decoder_head;
+
+/* The head of `acmod_t` (acmod.h) */
+typedef struct sphinx_acoustic_model {
+    cmd_ln_t *config;
+    logmath_t *log_math;
+    void *strings;
+    fe_t *front_end;
+    feat_t *features;
+    void *model_definition;
+    void *transitions;
+    sphinx_mgau *mgau;
+} sphinx_acoustic_model;
+
+/* `gauden_t` (ms_gauden.h) */
+typedef struct {
+    mfcc_t ****mean;
+    mfcc_t ****precision;      /* `var`: 1 / (2 variance), scaled to the log base */
+    mfcc_t ***log_determinant; /* `det` */
+    logmath_t *log_math;
+    int32 codebooks;
+    int32 streams;
+    int32 densities;
+    int32 *stream_length;
+} sphinx_gaussians;
+
+/* `ptm_topn_t` and `ptm_fast_eval_t` (ptm_mgau.h) */
+typedef struct {
+    int32 density;
+    int32 score;
+} sphinx_top_entry;
+
+typedef struct {
+    sphinx_top_entry ***top; /* [codebook][stream][rank] */
+    bitvec_t *active_codebooks;
+} sphinx_frame_state;
+
+/* `ptm_mgau_t` (ptm_mgau.h) */
+typedef struct {
+    sphinx_mgau base;
+    cmd_ln_t *config;
+    sphinx_gaussians *gaussians;
+    int32 senones;
+    uint8 *senone_codebook;
+    uint8 ***mixture_weights; /* [stream][density][senone], negated, 8 bits (or 4, packed) */
+    void *sendump_map;
+    uint8 *weight_codebook;   /* the 16 values of 4-bit weights, or NULL */
+    int16 top_count;
+    int16 downsampling;
+    sphinx_frame_state *history;
+    sphinx_frame_state *current;
+    int history_length;
+    logmath_t *log_math_8bit;
+    logmath_t *log_math;
+} sphinx_ptm;
+
+/* hmm.h and tied_mgau_common.h */
+enum { score_shift = 10, worst_score = (int)0xE0000000, most_negative_score = 96 };
+
+/* ---- Heed's evaluator ---- */
+
+enum { lane_count = 32 };
+typedef float lanes __attribute__((vector_size(lane_count * sizeof(float)), aligned(4)));
+
+/* One of the top N of a codebook's stream: its row of mixture weights (over senones) and its
+ * normalised score. */
+typedef struct {
+    const uint8 *weights;
+    int32 score;
+} mixing_term;
+
+typedef struct {
+    /* First, so that the mgau's table pointer leads back here. */
+    sphinx_mgau_functions functions;
+    const sphinx_mgau_functions *original;
+    float *distances; /* one codebook's densities */
+    float *scratch;   /* one codebook's stream, while it is transposed */
+    /* What mixes a codebook's senones in the current call, [codebook][stream][rank], filled
+     * the first time one of its senones is scored (`ready`). */
+    mixing_term *terms;
+    uint8 *ready;
+    /* The 8-bit log-add table as 32-bit integers, for eight senones at a time with AVX2. */
+    int32 *log_table;
+    int32 log_table_size;
+    int wide;
+} heed_scoring;
+
+static heed_scoring *scoring_of(sphinx_mgau *mgau) {
+    return (heed_scoring *)mgau->functions;
+}
+
+/* Turns each codebook's stream of means and of precisions, in place, from density-major (the
+ * model's layout, which only PocketSphinx's own evaluator reads) to dimension-major, so that one
+ * dimension of every density lies side by side; `back` turns them back. */
+static void transpose(heed_scoring *scoring, const sphinx_ptm *model, int back) {
+    const sphinx_gaussians *g = model->gaussians;
+    for (int32 c = 0; c < g->codebooks; ++c) {
+        for (int32 s = 0; s < g->streams; ++s) {
+            const int32 length = g->stream_length[s];
+            const size_t size = (size_t)length * g->densities * sizeof(float);
+            float *blocks[2] = { g->mean[c][s][0], g->precision[c][s][0] };
+            for (int b = 0; b < 2; ++b) {
+                memcpy(scoring->scratch, blocks[b], size);
+                for (int32 d = 0; d < g->densities; ++d) {
+                    for (int32 j = 0; j < length; ++j) {
+                        const size_t by_density = (size_t)d * length + j;
+                        const size_t by_dimension = (size_t)j * g->densities + d;
+                        if (back) {
+                            blocks[b][by_density] = scoring->scratch[by_dimension];
+                        } else {
+                            blocks[b][by_dimension] = scoring->scratch[by_density];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The distance of `z` to every density of one codebook's stream, as PocketSphinx sums it: from
+ * the log determinant, each dimension in order subtracts (z - mean)^2 * precision. */
+__attribute__((target_clones("avx2", "default")))
+static void all_distances(const float *z, const float *means, const float *precisions,
+                          const float *log_determinant, int32 length, int32 densities, float *out) {
+    for (int32 d = 0; d < densities; d += lane_count) {
+        lanes sum;
+        memcpy(&sum, log_determinant + d, sizeof sum);
+        for (int32 j = 0; j < length; ++j) {
+            lanes mean, precision;
+            memcpy(&mean, means + (size_t)j * densities + d, sizeof mean);
+            memcpy(&precision, precisions + (size_t)j * densities + d, sizeof precision);
+            const lanes difference = z[j] - mean;
+            const lanes squared = difference * difference;
+            const lanes term = squared * precision;
+            sum = sum - term;
+        }
+        memcpy(out + d, &sum, sizeof sum);
+    }
+}
+
+/* The distances of the densities `top` names, four side by side, in the same order and
+ * operations as `all_distances`. */
+static void top_distances(const float *z, const float *means, const float *precisions,
+                          const float *log_determinant, int32 length, int32 densities,
+                          const sphinx_top_entry *top, int count, float *out) {
+    typedef float quad __attribute__((vector_size(4 * sizeof(float))));
+    for (int first = 0; first < count; first += 4) {
+        int32 density[4];
+        for (int k = 0; k < 4; ++k) {
+            density[k] = top[first + k < count ? first + k : first].density;
+        }
+        quad sum = { log_determinant[density[0]], log_determinant[density[1]],
+                     log_determinant[density[2]], log_determinant[density[3]] };
+        for (int32 j = 0; j < length; ++j) {
+            const float *mean_row = means + (size_t)j * densities;
+            const float *precision_row = precisions + (size_t)j * densities;
+            const quad mean = { mean_row[density[0]], mean_row[density[1]], mean_row[density[2]],
+                                mean_row[density[3]] };
+            const quad precision = { precision_row[density[0]], precision_row[density[1]],
+                                     precision_row[density[2]], precision_row[density[3]] };
+            const quad difference = z[j] - mean;
+            const quad squared = difference * difference;
+            const quad term = squared * precision;
+            sum = sum - term;
+        }
+        for (int k = 0; k < 4 && first + k < count; ++k) {
+            out[first + k] = sum[k];
+        }
+    }
+}
+
+/* A distance as PocketSphinx stores it: truncated, and held at INT_MIN below it. */
+static int32 stored(float distance) {
+    return distance < (float)INT_MIN ? INT_MIN : (int32)distance;
+}
+
+/* Rescores last frame's top N of one codebook's stream and sorts them, best first; ties keep
+ * their order. */
+static void rescore_top(sphinx_top_entry *top, int count, const float *distance_of) {
+    for (int i = 0; i < count; ++i) {
+        const sphinx_top_entry entry = { top[i].density, stored(distance_of[i]) };
+        int j = i - 1;
+        while (j >= 0 && entry.score > top[j].score) {
+            top[j + 1] = top[j];
+            --j;
+        }
+        top[j + 1] = entry;
+    }
+}
+
+/* Lets every density of the codebook's stream that reaches the worst of the top N in, in density
+ * order; a newcomer goes above the entries it ties with. The worst only rises, so eight densities
+ * all under it are passed over together. */
+static void admit(sphinx_top_entry *top, int count, const float *distances, int32 densities) {
+    for (int32 group = 0; group < densities; group += 8) {
+        const float worst = (float)top[count - 1].score;
+        int reaching = 0;
+        for (int k = 0; k < 8; ++k) {
+            reaching |= distances[group + k] >= worst;
+        }
+        if (!reaching) {
+            continue;
+        }
+        for (int32 d = group; d < group + 8; ++d) {
+            const float distance = distances[d];
+            if (distance < (float)top[count - 1].score) {
+                continue;
+            }
+            int present = 0;
+            for (int i = 0; i < count; ++i) {
+                present |= top[i].density == d;
+            }
+            if (present) {
+                continue;
+            }
+            const int32 score = stored(distance);
+            int slot = count - 1;
+            while (slot > 0 && score >= top[slot - 1].score) {
+                top[slot] = top[slot - 1];
+                --slot;
+            }
+            top[slot].density = d;
+            top[slot].score = score;
+        }
+    }
+}
+
+static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t **feature, int32 frame) {
+    const sphinx_gaussians *g = model->gaussians;
+    const int count = model->top_count;
+    const int full = frame % model->downsampling == 0;
+    for (int32 c = 0; c < g->codebooks; ++c) {
+        const int active = full && bitvec_is_set(model->current->active_codebooks, c);
+        for (int32 s = 0; s < g->streams; ++s) {
+            const int32 length = g->stream_length[s];
+            const float *means = g->mean[c][s][0];
+            const float *precisions = g->precision[c][s][0];
+            const float *log_determinant = g->log_determinant[c][s];
+            sphinx_top_entry *top = model->current->top[c][s];
+            float previous[count];
+            if (active) {
+                all_distances(feature[s], means, precisions, log_determinant, length, g->densities,
+                              scoring->distances);
+                for (int i = 0; i < count; ++i) {
+                    previous[i] = scoring->distances[top[i].density];
+                }
+            } else {
+                top_distances(feature[s], means, precisions, log_determinant, length, g->densities,
+                              top, count, previous);
+            }
+            rescore_top(top, count, previous);
+            if (active) {
+                admit(top, count, scoring->distances, g->densities);
+            }
+        }
+    }
+}
+
+/* Each stream's top-N scores of the active codebooks, shifted, made relative to the best and
+ * negated, held at `most_negative_score`. */
+static void normalise(sphinx_ptm *model) {
+    const sphinx_gaussians *g = model->gaussians;
+    for (int32 s = 0; s < g->streams; ++s) {
+        int32 best = worst_score;
+        for (int32 c = 0; c < g->codebooks; ++c) {
+            if (bitvec_is_set(model->current->active_codebooks, c)) {
+                const int32 score = model->current->top[c][s][0].score >> score_shift;
+                if (best < score) {
+                    best = score;
+                }
+            }
+        }
+        for (int32 c = 0; c < g->codebooks; ++c) {
+            if (!bitvec_is_set(model->current->active_codebooks, c)) {
+                continue;
+            }
+            sphinx_top_entry *top = model->current->top[c][s];
+            for (int i = 0; i < model->top_count; ++i) {
+                const int32 score = -((top[i].score >> score_shift) - best);
+                top[i].score = score > most_negative_score ? most_negative_score : score;
+            }
+        }
+    }
+}
+
+/* `fast_logmath_add` of tied_mgau_common.h: two negated log values whose difference is under 256. */
+static int add_negated_logs(const logadd_t *table, int x, int y) {
+    const int difference = x > y ? x - y : y - x;
+    const int smaller = x > y ? y : x;
+    return smaller - ((const uint8 *)table->table)[difference];
+}
+
+/* Fills `terms` for a codebook from its top N of the current frame. A codebook that was not
+ * evaluated gets the most negative score for each of its top N, as in PocketSphinx. */
+static mixing_term *mixing_terms(heed_scoring *scoring, sphinx_ptm *model, int codebook) {
+    const sphinx_gaussians *g = model->gaussians;
+    const int count = model->top_count;
+    mixing_term *terms = scoring->terms + (size_t)codebook * g->streams * count;
+    if (scoring->ready[codebook]) {
+        return terms;
+    }
+    const int evaluated = bitvec_is_set(model->current->active_codebooks, codebook);
+    for (int32 s = 0; s < g->streams; ++s) {
+        sphinx_top_entry *top = model->current->top[codebook][s];
+        for (int k = 0; k < count; ++k) {
+            if (!evaluated) {
+                top[k].score = most_negative_score;
+            }
+            terms[s * count + k].weights = model->mixture_weights[s][top[k].density];
+            terms[s * count + k].score = top[k].score;
+        }
+    }
+    scoring->ready[codebook] = 1;
+    return terms;
+}
+
+/* One senone's score: per stream, the log sum of its mixture weights and its codebook's top-N
+ * scores; summed over the streams. */
+static int senone_score(const sphinx_ptm *model, const logadd_t *table, const mixing_term *terms,
+                        int32 senone) {
+    const int count = model->top_count;
+    int score = 0;
+    for (int32 s = 0; s < model->gaussians->streams; ++s) {
+        const mixing_term *term = terms + s * count;
+        int density = 0;
+        for (int k = 0; k < count; ++k) {
+            int weight;
+            if (model->weight_codebook != NULL) {
+                const int pair = term[k].weights[senone / 2];
+                weight = model->weight_codebook[(pair & 1) ? pair >> 4 : pair & 0x0f];
+            } else {
+                weight = term[k].weights[senone];
+            }
+            density = k == 0 ? weight + term[k].score
+                             : add_negated_logs(table, density, weight + term[k].score);
+        }
+        score += density;
+    }
+    return score;
+}
+
+/* `senone_score` of the senones from `first` on, up to `end`, all of one codebook, eight at a
+ * time: the same integer sums, and the log additions through the table as integers. Stops
+ * before a group whose differences would leave the table (PocketSphinx reads past it there; the
+ * scalar loop does as it does). Returns the first senone not scored. */
+__attribute__((target("avx2")))
+static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model,
+                            const mixing_term *terms, int32 first, int32 end, int16 *senone_scores,
+                            int *best) {
+    const int count = model->top_count;
+    const __m256i last_index = _mm256_set1_epi32(scoring->log_table_size - 1);
+    __m256i lowest = _mm256_set1_epi32(*best);
+    int32 senone = first;
+    for (; senone + 8 <= end; senone += 8) {
+        __m256i score = _mm256_setzero_si256();
+        __m256i outside = _mm256_setzero_si256();
+        for (int32 s = 0; s < model->gaussians->streams; ++s) {
+            const mixing_term *term = terms + s * count;
+            __m256i density = _mm256_setzero_si256();
+            for (int k = 0; k < count; ++k) {
+                const __m128i bytes = _mm_loadl_epi64((const __m128i *)(term[k].weights + senone));
+                const __m256i value = _mm256_add_epi32(_mm256_cvtepu8_epi32(bytes),
+                                                       _mm256_set1_epi32(term[k].score));
+                if (k == 0) {
+                    density = value;
+                    continue;
+                }
+                const __m256i difference = _mm256_abs_epi32(_mm256_sub_epi32(density, value));
+                outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(difference, last_index));
+                const __m256i index = _mm256_min_epi32(difference, last_index);
+                const __m256i added = _mm256_i32gather_epi32(scoring->log_table, index, 4);
+                density = _mm256_sub_epi32(_mm256_min_epi32(density, value), added);
+            }
+            score = _mm256_add_epi32(score, density);
+        }
+        if (!_mm256_testz_si256(outside, outside)) {
+            break;
+        }
+        int32 scores[8];
+        _mm256_storeu_si256((__m256i *)scores, score);
+        for (int k = 0; k < 8; ++k) {
+            senone_scores[senone + k] = (int16)scores[k];
+        }
+        lowest = _mm256_min_epi32(lowest, score);
+    }
+    int32 lows[8];
+    _mm256_storeu_si256((__m256i *)lows, lowest);
+    for (int k = 0; k < 8; ++k) {
+        *best = lows[k] < *best ? lows[k] : *best;
+    }
+    return senone;
+}
+
+/* Each senone's score, then made relative to the best. Every senone (`compute_all`) goes in
+ * runs of one codebook, eight at a time where the CPU has AVX2; the active ones one by one. */
+static void score_senones(heed_scoring *scoring, sphinx_ptm *model, int16 *senone_scores,
+                          const uint8 *senone_active, int32 active_count, int compute_all) {
+    const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
+    const int wide = compute_all && scoring->wide && model->weight_codebook == NULL;
+    memset(senone_scores, 0, (size_t)model->senones * sizeof *senone_scores);
+    memset(scoring->ready, 0, (size_t)model->gaussians->codebooks);
+    const int32 senones = compute_all ? model->senones : active_count;
+    int best = 0x7fffffff;
+    int32 senone = 0;
+    int32 run_end = 0; /* the end of the run `score_run_wide` last had */
+    for (int32 i = 0; i < senones; ++i) {
+        senone = compute_all ? i : senone + senone_active[i];
+        const int codebook = model->senone_codebook[senone];
+        const mixing_term *terms = mixing_terms(scoring, model, codebook);
+        if (wide && i >= run_end) {
+            run_end = i + 1;
+            while (run_end < senones && model->senone_codebook[run_end] == codebook) {
+                ++run_end;
+            }
+            const int32 next = score_run_wide(scoring, model, terms, i, run_end, senone_scores, &best);
+            if (next > i) {
+                i = next - 1;
+                continue;
+            }
+        }
+        const int score = senone_score(model, table, terms, senone);
+        if (score < best) {
+            best = score;
+        }
+        senone_scores[senone] = (int16)score;
+    }
+    for (int32 i = 0; i < model->senones; ++i) {
+        senone_scores[i] = (int16)(senone_scores[i] - best);
+    }
+}
+
+static int frame_eval(sphinx_mgau *mgau, int16 *senone_scores, uint8 *senone_active,
+                      int32 active_count, mfcc_t **feature, int32 frame, int32 compute_all) {
+    heed_scoring *scoring = scoring_of(mgau);
+    sphinx_ptm *model = (sphinx_ptm *)mgau;
+    const sphinx_gaussians *g = model->gaussians;
+    const int slot = frame % model->history_length;
+    model->current = model->history + slot;
+    if (frame >= mgau->frame_index) {
+        const sphinx_frame_state *last = model->history + (slot == 0 ? model->history_length - 1 : slot - 1);
+        memcpy(model->current->top[0][0], last->top[0][0],
+               (size_t)g->codebooks * g->streams * model->top_count * sizeof(sphinx_top_entry));
+        if (compute_all) {
+            bitvec_set_all(model->current->active_codebooks, g->codebooks);
+        } else {
+            bitvec_clear_all(model->current->active_codebooks, g->codebooks);
+            int32 senone = 0;
+            for (int32 i = 0; i < active_count; ++i) {
+                senone += senone_active[i];
+                bitvec_set(model->current->active_codebooks, model->senone_codebook[senone]);
+            }
+        }
+        evaluate_codebooks(scoring, model, feature, frame);
+        normalise(model);
+    }
+    score_senones(scoring, model, senone_scores, senone_active, active_count, compute_all);
+    return 0;
+}
+
+static void release(heed_scoring *scoring) {
+    free(scoring->distances);
+    free(scoring->scratch);
+    free(scoring->terms);
+    free(scoring->ready);
+    free(scoring->log_table);
+    free(scoring);
+}
+
+static int transform(sphinx_mgau *mgau, void *mllr) {
+    heed_scoring *scoring = scoring_of(mgau);
+    transpose(scoring, (const sphinx_ptm *)mgau, 1);
+    const int result = scoring->original->transform(mgau, mllr);
+    transpose(scoring, (const sphinx_ptm *)mgau, 0);
+    return result;
+}
+
+static void free_mgau(sphinx_mgau *mgau) {
+    heed_scoring *scoring = scoring_of(mgau);
+    void (*original_free)(sphinx_mgau *) = scoring->original->free;
+    mgau->functions = (sphinx_mgau_functions *)scoring->original;
+    release(scoring);
+    original_free(mgau);
+}
+
+/* The checks that the private layouts above are the library's. */
+static const sphinx_ptm *checked_model(ps_decoder_t *decoder) {
+    const sphinx_decoder_head *head = (const sphinx_decoder_head *)decoder;
+    cmd_ln_t *config = ps_get_config(decoder);
+    if (head->config != config || head->acoustic_model == NULL) {
+        return NULL;
+    }
+    const sphinx_acoustic_model *acoustic = head->acoustic_model;
+    if (acoustic->config != config || acoustic->log_math != ps_get_logmath(decoder)
+        || acoustic->front_end != ps_get_fe(decoder) || acoustic->features != ps_get_feat(decoder)
+        || acoustic->mgau == NULL || acoustic->mgau->functions == NULL
+        || acoustic->mgau->functions->name == NULL || strcmp(acoustic->mgau->functions->name, "ptm") != 0) {
+        return NULL;
+    }
+    const sphinx_ptm *model = (const sphinx_ptm *)acoustic->mgau;
+    const sphinx_gaussians *g = model->gaussians;
+    feat_t *features = ps_get_feat(decoder);
+    if (model->config != config || g == NULL || model->log_math_8bit == NULL
+        || model->top_count != cmd_ln_int32_r(config, "-topn") || model->top_count < 1
+        || model->downsampling != cmd_ln_int32_r(config, "-ds") || model->downsampling < 1
+        || g->streams != (int32)feat_dimension1(features) || g->densities % lane_count != 0
+        || g->densities < model->top_count || g->codebooks < 1 || g->codebooks > 256
+        || model->history_length < 1 || LOGMATH_TABLE(model->log_math_8bit)->width != 1) {
+        return NULL;
+    }
+    for (int32 s = 0; s < g->streams; ++s) {
+        if (g->stream_length[s] != (int32)feat_dimension2(features, s)) {
+            return NULL;
+        }
+    }
+    return model;
+}
+
+int heed_scoring_install(void *raw) {
+    ps_decoder_t *decoder = raw;
+    const sphinx_ptm *model = checked_model(decoder);
+    if (model == NULL) {
+        return -1;
+    }
+    const sphinx_gaussians *g = model->gaussians;
+    int32 longest = 0;
+    for (int32 s = 0; s < g->streams; ++s) {
+        longest = g->stream_length[s] > longest ? g->stream_length[s] : longest;
+    }
+    heed_scoring *scoring = calloc(1, sizeof *scoring);
+    if (scoring == NULL) {
+        return -1;
+    }
+    scoring->distances = malloc((size_t)g->densities * sizeof(float));
+    scoring->scratch = malloc((size_t)longest * g->densities * sizeof(float));
+    scoring->terms = malloc((size_t)g->codebooks * g->streams * model->top_count * sizeof(mixing_term));
+    scoring->ready = malloc((size_t)g->codebooks);
+    const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
+    scoring->log_table_size = (int32)table->table_size;
+    scoring->log_table = malloc((size_t)table->table_size * sizeof(int32));
+    if (scoring->distances == NULL || scoring->scratch == NULL || scoring->terms == NULL
+        || scoring->ready == NULL || scoring->log_table == NULL) {
+        release(scoring);
+        return -1;
+    }
+    for (uint32 i = 0; i < table->table_size; ++i) {
+        scoring->log_table[i] = ((const uint8 *)table->table)[i];
+    }
+    __builtin_cpu_init();
+    scoring->wide = __builtin_cpu_supports("avx2");
+    transpose(scoring, model, 0);
+    sphinx_mgau *mgau = ((const sphinx_decoder_head *)decoder)->acoustic_model->mgau;
+    scoring->original = mgau->functions;
+    scoring->functions = *mgau->functions;
+    scoring->functions.frame_eval = frame_eval;
+    scoring->functions.transform = transform;
+    scoring->functions.free = free_mgau;
+    mgau->functions = &scoring->functions;
+    return 0;
+}
