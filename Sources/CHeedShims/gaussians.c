@@ -118,8 +118,8 @@ enum { score_shift = 10, worst_score = (int)0xE0000000, most_negative_score = 96
 
 /* ---- Heed's evaluator ---- */
 
-enum { lane_count = 32 };
-typedef float lanes __attribute__((vector_size(lane_count * sizeof(float)), aligned(4)));
+enum { group_size = 8, groups_at_once = 4 };
+typedef float octet __attribute__((vector_size(group_size * sizeof(float)), aligned(4)));
 
 /* One of the top N of a codebook's stream: its row of mixture weights (over senones) and its
  * normalised score. */
@@ -148,10 +148,18 @@ static heed_scoring *scoring_of(sphinx_mgau *mgau) {
     return (heed_scoring *)mgau->functions;
 }
 
-/* Turns each codebook's stream of means and of precisions, in place, from density-major (the
- * model's layout, which only PocketSphinx's own evaluator reads) to dimension-major, so that one
- * dimension of every density lies side by side; `back` turns them back. */
-static void transpose(heed_scoring *scoring, const sphinx_ptm *model, int back) {
+/* Where a density's dimension lies once its codebook's stream is regrouped: groups of eight
+ * densities, each group dimension by dimension, so that one dimension of eight densities is one
+ * load and a density's dimensions lie within one group. */
+static size_t grouped(int32 density, int32 dimension, int32 length) {
+    return (size_t)(density / group_size) * length * group_size + (size_t)dimension * group_size
+        + density % group_size;
+}
+
+/* Regroups each codebook's stream of means and of precisions in place, from density-major (the
+ * model's layout, which only PocketSphinx's own evaluator reads) as `grouped` says; `back` turns
+ * them back. */
+static void regroup(heed_scoring *scoring, const sphinx_ptm *model, int back) {
     const sphinx_gaussians *g = model->gaussians;
     for (int32 c = 0; c < g->codebooks; ++c) {
         for (int32 s = 0; s < g->streams; ++s) {
@@ -163,11 +171,10 @@ static void transpose(heed_scoring *scoring, const sphinx_ptm *model, int back) 
                 for (int32 d = 0; d < g->densities; ++d) {
                     for (int32 j = 0; j < length; ++j) {
                         const size_t by_density = (size_t)d * length + j;
-                        const size_t by_dimension = (size_t)j * g->densities + d;
                         if (back) {
-                            blocks[b][by_density] = scoring->scratch[by_dimension];
+                            blocks[b][by_density] = scoring->scratch[grouped(d, j, length)];
                         } else {
-                            blocks[b][by_dimension] = scoring->scratch[by_density];
+                            blocks[b][grouped(d, j, length)] = scoring->scratch[by_density];
                         }
                     }
                 }
@@ -177,46 +184,53 @@ static void transpose(heed_scoring *scoring, const sphinx_ptm *model, int back) 
 }
 
 /* The distance of `z` to every density of one codebook's stream, as PocketSphinx sums it: from
- * the log determinant, each dimension in order subtracts (z - mean)^2 * precision. */
+ * the log determinant, each dimension in order subtracts (z - mean)^2 * precision. Four groups
+ * of eight at a time. */
 __attribute__((target_clones("avx2", "default")))
 static void all_distances(const float *z, const float *means, const float *precisions,
                           const float *log_determinant, int32 length, int32 densities, float *out) {
-    for (int32 d = 0; d < densities; d += lane_count) {
-        lanes sum;
-        memcpy(&sum, log_determinant + d, sizeof sum);
+    const size_t group_floats = (size_t)length * group_size;
+    for (int32 d = 0; d < densities; d += groups_at_once * group_size) {
+        const float *mean = means + (size_t)(d / group_size) * group_floats;
+        const float *precision = precisions + (size_t)(d / group_size) * group_floats;
+        octet sum[groups_at_once];
+        memcpy(sum, log_determinant + d, sizeof sum);
         for (int32 j = 0; j < length; ++j) {
-            lanes mean, precision;
-            memcpy(&mean, means + (size_t)j * densities + d, sizeof mean);
-            memcpy(&precision, precisions + (size_t)j * densities + d, sizeof precision);
-            const lanes difference = z[j] - mean;
-            const lanes squared = difference * difference;
-            const lanes term = squared * precision;
-            sum = sum - term;
+            for (int k = 0; k < groups_at_once; ++k) {
+                octet m, p;
+                memcpy(&m, mean + k * group_floats + (size_t)j * group_size, sizeof m);
+                memcpy(&p, precision + k * group_floats + (size_t)j * group_size, sizeof p);
+                const octet difference = z[j] - m;
+                const octet squared = difference * difference;
+                const octet term = squared * p;
+                sum[k] = sum[k] - term;
+            }
         }
-        memcpy(out + d, &sum, sizeof sum);
+        memcpy(out + d, sum, sizeof sum);
     }
 }
 
 /* The distances of the densities `top` names, four side by side, in the same order and
  * operations as `all_distances`. */
 static void top_distances(const float *z, const float *means, const float *precisions,
-                          const float *log_determinant, int32 length, int32 densities,
-                          const sphinx_top_entry *top, int count, float *out) {
+                          const float *log_determinant, int32 length, const sphinx_top_entry *top,
+                          int count, float *out) {
     typedef float quad __attribute__((vector_size(4 * sizeof(float))));
     for (int first = 0; first < count; first += 4) {
+        size_t at[4];
         int32 density[4];
         for (int k = 0; k < 4; ++k) {
             density[k] = top[first + k < count ? first + k : first].density;
+            at[k] = grouped(density[k], 0, length);
         }
         quad sum = { log_determinant[density[0]], log_determinant[density[1]],
                      log_determinant[density[2]], log_determinant[density[3]] };
         for (int32 j = 0; j < length; ++j) {
-            const float *mean_row = means + (size_t)j * densities;
-            const float *precision_row = precisions + (size_t)j * densities;
-            const quad mean = { mean_row[density[0]], mean_row[density[1]], mean_row[density[2]],
-                                mean_row[density[3]] };
-            const quad precision = { precision_row[density[0]], precision_row[density[1]],
-                                     precision_row[density[2]], precision_row[density[3]] };
+            const size_t step = (size_t)j * group_size;
+            const quad mean = { means[at[0] + step], means[at[1] + step], means[at[2] + step],
+                                means[at[3] + step] };
+            const quad precision = { precisions[at[0] + step], precisions[at[1] + step],
+                                     precisions[at[2] + step], precisions[at[3] + step] };
             const quad difference = z[j] - mean;
             const quad squared = difference * difference;
             const quad term = squared * precision;
@@ -304,8 +318,8 @@ static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t 
                     previous[i] = scoring->distances[top[i].density];
                 }
             } else {
-                top_distances(feature[s], means, precisions, log_determinant, length, g->densities,
-                              top, count, previous);
+                top_distances(feature[s], means, precisions, log_determinant, length, top, count,
+                              previous);
             }
             rescore_top(top, count, previous);
             if (active) {
@@ -527,9 +541,9 @@ static void release(heed_scoring *scoring) {
 
 static int transform(sphinx_mgau *mgau, void *mllr) {
     heed_scoring *scoring = scoring_of(mgau);
-    transpose(scoring, (const sphinx_ptm *)mgau, 1);
+    regroup(scoring, (const sphinx_ptm *)mgau, 1);
     const int result = scoring->original->transform(mgau, mllr);
-    transpose(scoring, (const sphinx_ptm *)mgau, 0);
+    regroup(scoring, (const sphinx_ptm *)mgau, 0);
     return result;
 }
 
@@ -561,7 +575,7 @@ static const sphinx_ptm *checked_model(ps_decoder_t *decoder) {
     if (model->config != config || g == NULL || model->log_math_8bit == NULL
         || model->top_count != cmd_ln_int32_r(config, "-topn") || model->top_count < 1
         || model->downsampling != cmd_ln_int32_r(config, "-ds") || model->downsampling < 1
-        || g->streams != (int32)feat_dimension1(features) || g->densities % lane_count != 0
+        || g->streams != (int32)feat_dimension1(features) || g->densities % (group_size * groups_at_once) != 0
         || g->densities < model->top_count || g->codebooks < 1 || g->codebooks > 256
         || model->history_length < 1 || LOGMATH_TABLE(model->log_math_8bit)->width != 1) {
         return NULL;
@@ -606,7 +620,7 @@ int heed_scoring_install(void *raw) {
     }
     __builtin_cpu_init();
     scoring->wide = __builtin_cpu_supports("avx2");
-    transpose(scoring, model, 0);
+    regroup(scoring, model, 0);
     sphinx_mgau *mgau = ((const sphinx_decoder_head *)decoder)->acoustic_model->mgau;
     scoring->original = mgau->functions;
     scoring->functions = *mgau->functions;
