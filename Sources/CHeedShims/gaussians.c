@@ -8,8 +8,9 @@
  * gives the same senone scores, bit for bit: each density's distance is summed over its
  * dimensions in the same order with the same single-precision operations (no fused
  * multiply-adds), only for 32 densities side by side in vector registers, from the model's means
- * and precisions transposed in place; the top N are then chosen, normalised and mixed with the
- * mixture weights exactly as PocketSphinx does.
+ * and precisions regrouped in place (eight densities, dimension by dimension); the top N are
+ * then chosen, normalised and mixed with the mixture weights exactly as PocketSphinx does, every
+ * senone of a codebook eight at a time with AVX2 when all are wanted.
  *
  * Swift cannot write this: it reads structures PocketSphinx does not export. Their layouts are
  * those of Debian's 0.8+5prealpha+1 (src/libpocketsphinx: pocketsphinx_internal.h, acmod.h,
@@ -118,7 +119,7 @@ enum { score_shift = 10, worst_score = (int)0xE0000000, most_negative_score = 96
 
 /* ---- Heed's evaluator ---- */
 
-enum { group_size = 8, groups_at_once = 4 };
+enum { group_size = 8, groups_at_once = 4, max_steps = 16 };
 typedef float octet __attribute__((vector_size(group_size * sizeof(float)), aligned(4)));
 
 /* One of the top N of a codebook's stream: its row of mixture weights (over senones) and its
@@ -138,10 +139,13 @@ typedef struct {
      * the first time one of its senones is scored (`ready`). */
     mixing_term *terms;
     uint8 *ready;
-    /* The 8-bit log-add table as 32-bit integers, for eight senones at a time with AVX2. */
-    int32 *log_table;
-    int32 log_table_size;
+    /* Eight senones at a time with AVX2 (`wide`), where the 8-bit log-add table falls from at
+     * most `max_steps` to 0 and never rises: its entry d is then the number of `step_ends`
+     * above d, and `log_table_size` its length. */
     int wide;
+    int steps;
+    int32 step_ends[max_steps];
+    int32 log_table_size;
 } heed_scoring;
 
 static heed_scoring *scoring_of(sphinx_mgau *mgau) {
@@ -413,9 +417,9 @@ static int senone_score(const sphinx_ptm *model, const logadd_t *table, const mi
 }
 
 /* `senone_score` of the senones from `first` on, up to `end`, all of one codebook, eight at a
- * time: the same integer sums, and the log additions through the table as integers. Stops
- * before a group whose differences would leave the table (PocketSphinx reads past it there; the
- * scalar loop does as it does). Returns the first senone not scored. */
+ * time: the same integer sums, the log-add table's entry counted from its steps. Stops before a
+ * group whose differences would leave the table (PocketSphinx reads past it there; the scalar
+ * loop does as it does). Returns the first senone not scored. */
 __attribute__((target("avx2")))
 static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model,
                             const mixing_term *terms, int32 first, int32 end, int16 *senone_scores,
@@ -440,9 +444,12 @@ static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model
                 }
                 const __m256i difference = _mm256_abs_epi32(_mm256_sub_epi32(density, value));
                 outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(difference, last_index));
-                const __m256i index = _mm256_min_epi32(difference, last_index);
-                const __m256i added = _mm256_i32gather_epi32(scoring->log_table, index, 4);
-                density = _mm256_sub_epi32(_mm256_min_epi32(density, value), added);
+                __m256i steps_above = _mm256_setzero_si256(); /* counted down: -1 a step */
+                for (int step = 0; step < scoring->steps; ++step) {
+                    const __m256i step_end = _mm256_set1_epi32(scoring->step_ends[step]);
+                    steps_above = _mm256_add_epi32(steps_above, _mm256_cmpgt_epi32(step_end, difference));
+                }
+                density = _mm256_add_epi32(_mm256_min_epi32(density, value), steps_above);
             }
             score = _mm256_add_epi32(score, density);
         }
@@ -484,6 +491,14 @@ static void score_senones(heed_scoring *scoring, sphinx_ptm *model, int16 *senon
             run_end = i + 1;
             while (run_end < senones && model->senone_codebook[run_end] == codebook) {
                 ++run_end;
+            }
+            if (run_end < senones) {
+                /* The next run's rows of weights, fetched while this one is scored. */
+                const mixing_term *next = mixing_terms(scoring, model, model->senone_codebook[run_end]);
+                for (int32 t = 0; t < model->gaussians->streams * model->top_count; ++t) {
+                    __builtin_prefetch(next[t].weights + run_end);
+                    __builtin_prefetch(next[t].weights + run_end + 64);
+                }
             }
             const int32 next = score_run_wide(scoring, model, terms, i, run_end, senone_scores, &best);
             if (next > i) {
@@ -535,7 +550,6 @@ static void release(heed_scoring *scoring) {
     free(scoring->scratch);
     free(scoring->terms);
     free(scoring->ready);
-    free(scoring->log_table);
     free(scoring);
 }
 
@@ -607,19 +621,31 @@ int heed_scoring_install(void *raw) {
     scoring->scratch = malloc((size_t)longest * g->densities * sizeof(float));
     scoring->terms = malloc((size_t)g->codebooks * g->streams * model->top_count * sizeof(mixing_term));
     scoring->ready = malloc((size_t)g->codebooks);
-    const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
-    scoring->log_table_size = (int32)table->table_size;
-    scoring->log_table = malloc((size_t)table->table_size * sizeof(int32));
     if (scoring->distances == NULL || scoring->scratch == NULL || scoring->terms == NULL
-        || scoring->ready == NULL || scoring->log_table == NULL) {
+        || scoring->ready == NULL) {
         release(scoring);
         return -1;
     }
-    for (uint32 i = 0; i < table->table_size; ++i) {
-        scoring->log_table[i] = ((const uint8 *)table->table)[i];
+    const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
+    const uint8 *entries = table->table;
+    int falls = table->table_size > 0 && entries[table->table_size - 1] == 0 && entries[0] <= max_steps;
+    for (uint32 i = 1; falls && i < table->table_size; ++i) {
+        falls = entries[i] <= entries[i - 1];
+    }
+    if (falls) {
+        /* Step v (from 1) ends at the first entry under v. */
+        scoring->steps = entries[0];
+        for (int v = 1; v <= scoring->steps; ++v) {
+            int32 end = 0;
+            while (entries[end] >= v) {
+                ++end;
+            }
+            scoring->step_ends[v - 1] = end;
+        }
+        scoring->log_table_size = (int32)table->table_size;
     }
     __builtin_cpu_init();
-    scoring->wide = __builtin_cpu_supports("avx2");
+    scoring->wide = falls && __builtin_cpu_supports("avx2");
     regroup(scoring, model, 0);
     sphinx_mgau *mgau = ((const sphinx_decoder_head *)decoder)->acoustic_model->mgau;
     scoring->original = mgau->functions;
