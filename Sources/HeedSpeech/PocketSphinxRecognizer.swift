@@ -173,6 +173,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         self.oneWordConfidence = arguments["-compallsen"] == "yes" ? configuration.oneWordConfidence : nil
         self.replay = replay
         self.decoder = decoder
+        if !decoder.scoresWithHeed, arguments["-scoring"] != "pocketsphinx" {
+            logger.info("PocketSphinx scores the acoustic model: Heed's evaluator does not take \(configuration.modelDirectory) (the same results, about twice the CPU)")
+        }
         // The phone loop needs the model and its settings, not the words or the score files.
         var phoneLoopArguments = arguments
         phoneLoopArguments["-dict"] = "/dev/null"

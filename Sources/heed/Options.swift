@@ -82,6 +82,10 @@ struct RecognizerOptions: ParsableArguments {
         name: .customLong("decoder-option"),
         help: ArgumentHelp(
             "A PocketSphinx flag for experiments, e.g. --decoder-option beam=1e-40 (repeatable).",
+            discussion: """
+                scoring=pocketsphinx is Heed's own: PocketSphinx scores the acoustic model instead of \
+                Heed's evaluator (the same scores, about twice the CPU; docs/RECOGNITION.md).
+                """,
             valueName: "flag=value"
         )
     )
