@@ -139,6 +139,8 @@ typedef struct {
      * the first time one of its senones is scored (`ready`). */
     mixing_term *terms;
     uint8 *ready;
+    /* Per senone, the end of the run of senones of its codebook it is in. */
+    int32 *run_end;
     /* Eight senones at a time with AVX2 (`wide`), where the 8-bit log-add table falls from at
      * most `max_steps` to 0 and never rises: its entry d is then the number of `step_ends`
      * above d, and `log_table_size` its length. */
@@ -271,14 +273,12 @@ static void rescore_top(sphinx_top_entry *top, int count, const float *distance_
 static void admit(sphinx_top_entry *top, int count, const float *distances, int32 densities) {
     for (int32 group = 0; group < densities; group += 8) {
         const float worst = (float)top[count - 1].score;
-        int reaching = 0;
+        unsigned reaching = 0;
         for (int k = 0; k < 8; ++k) {
-            reaching |= distances[group + k] >= worst;
+            reaching |= (unsigned)(distances[group + k] >= worst) << k;
         }
-        if (!reaching) {
-            continue;
-        }
-        for (int32 d = group; d < group + 8; ++d) {
+        for (; reaching != 0; reaching &= reaching - 1) {
+            const int32 d = group + __builtin_ctz(reaching);
             const float distance = distances[d];
             if (distance < (float)top[count - 1].score) {
                 continue;
@@ -488,10 +488,7 @@ static void score_senones(heed_scoring *scoring, sphinx_ptm *model, int16 *senon
         const int codebook = model->senone_codebook[senone];
         const mixing_term *terms = mixing_terms(scoring, model, codebook);
         if (wide && i >= run_end) {
-            run_end = i + 1;
-            while (run_end < senones && model->senone_codebook[run_end] == codebook) {
-                ++run_end;
-            }
+            run_end = scoring->run_end[i];
             if (run_end < senones) {
                 /* The next run's rows of weights, fetched while this one is scored. */
                 const mixing_term *next = mixing_terms(scoring, model, model->senone_codebook[run_end]);
@@ -550,6 +547,7 @@ static void release(heed_scoring *scoring) {
     free(scoring->scratch);
     free(scoring->terms);
     free(scoring->ready);
+    free(scoring->run_end);
     free(scoring);
 }
 
@@ -599,6 +597,14 @@ static const sphinx_ptm *checked_model(ps_decoder_t *decoder) {
             return NULL;
         }
     }
+    if (model->senones < 1 || model->senone_codebook == NULL) {
+        return NULL;
+    }
+    for (int32 i = 0; i < model->senones; ++i) {
+        if (model->senone_codebook[i] >= g->codebooks) {
+            return NULL;
+        }
+    }
     return model;
 }
 
@@ -621,10 +627,15 @@ int heed_scoring_install(void *raw) {
     scoring->scratch = malloc((size_t)longest * g->densities * sizeof(float));
     scoring->terms = malloc((size_t)g->codebooks * g->streams * model->top_count * sizeof(mixing_term));
     scoring->ready = malloc((size_t)g->codebooks);
+    scoring->run_end = malloc((size_t)model->senones * sizeof(int32));
     if (scoring->distances == NULL || scoring->scratch == NULL || scoring->terms == NULL
-        || scoring->ready == NULL) {
+        || scoring->ready == NULL || scoring->run_end == NULL) {
         release(scoring);
         return -1;
+    }
+    for (int32 i = model->senones - 1; i >= 0; --i) {
+        const int same = i + 1 < model->senones && model->senone_codebook[i + 1] == model->senone_codebook[i];
+        scoring->run_end[i] = same ? scoring->run_end[i + 1] : i + 1;
     }
     const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
     const uint8 *entries = table->table;
