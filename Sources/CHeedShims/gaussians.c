@@ -134,7 +134,7 @@ typedef struct {
     sphinx_mgau_functions functions;
     const sphinx_mgau_functions *original;
     float *distances; /* one codebook's densities */
-    float *scratch;   /* one codebook's stream, while it is transposed */
+    float *scratch;   /* one codebook's stream, while it is regrouped */
     /* What mixes a codebook's senones in the current call, [codebook][stream][rank], filled
      * the first time one of its senones is scored (`ready`). */
     mixing_term *terms;
