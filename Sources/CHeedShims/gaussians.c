@@ -17,12 +17,16 @@
  * ptm_mgau.h, ms_gauden.h), and `heed_scoring_install` checks them against what the public API
  * reports before it changes anything; on any mismatch, or a model that is not phonetically tied
  * (PTM), the decoder keeps PocketSphinx's own scoring.
+ *
+ * With the same checks, `heed_write_scores` hands the acoustic model the stream an utterance's
+ * senone scores go to, as `-senlogdir` does with a file of its own: Heed keeps them in memory.
  */
 #include "CHeedShims.h"
 
 #include <immintrin.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pocketsphinx.h>
@@ -567,17 +571,27 @@ static void free_mgau(sphinx_mgau *mgau) {
     original_free(mgau);
 }
 
-/* The checks that the private layouts above are the library's. */
-static const sphinx_ptm *checked_model(ps_decoder_t *decoder) {
+/* The decoder's acoustic model, once the heads of `ps_decoder_t` and `acmod_t` above are checked
+ * against what the public API reports; NULL when they are not the library's. */
+static sphinx_acoustic_model *checked_acoustic_model(ps_decoder_t *decoder) {
     const sphinx_decoder_head *head = (const sphinx_decoder_head *)decoder;
     cmd_ln_t *config = ps_get_config(decoder);
     if (head->config != config || head->acoustic_model == NULL) {
         return NULL;
     }
-    const sphinx_acoustic_model *acoustic = head->acoustic_model;
+    sphinx_acoustic_model *acoustic = head->acoustic_model;
     if (acoustic->config != config || acoustic->log_math != ps_get_logmath(decoder)
-        || acoustic->front_end != ps_get_fe(decoder) || acoustic->features != ps_get_feat(decoder)
-        || acoustic->mgau == NULL || acoustic->mgau->functions == NULL
+        || acoustic->front_end != ps_get_fe(decoder) || acoustic->features != ps_get_feat(decoder)) {
+        return NULL;
+    }
+    return acoustic;
+}
+
+/* The checks that the private layouts above are the library's. */
+static const sphinx_ptm *checked_model(ps_decoder_t *decoder) {
+    cmd_ln_t *config = ps_get_config(decoder);
+    const sphinx_acoustic_model *acoustic = checked_acoustic_model(decoder);
+    if (acoustic == NULL || acoustic->mgau == NULL || acoustic->mgau->functions == NULL
         || acoustic->mgau->functions->name == NULL || strcmp(acoustic->mgau->functions->name, "ptm") != 0) {
         return NULL;
     }
@@ -666,4 +680,18 @@ int heed_scoring_install(void *raw) {
     scoring->functions.free = free_mgau;
     mgau->functions = &scoring->functions;
     return 0;
+}
+
+/* ---- The senone scores of an utterance, written where Heed says ---- */
+
+/* acmod.c: closes the stream the scores went to, if any, and writes the header of `-senlogdir`'s
+ * files to `file` (when not NULL), each frame's scores after it. Exported, not installed. */
+int acmod_set_senfh(sphinx_acoustic_model *acoustic_model, FILE *file);
+
+int heed_write_scores(void *raw, FILE *file) {
+    sphinx_acoustic_model *acoustic = checked_acoustic_model(raw);
+    if (acoustic == NULL) {
+        return -1;
+    }
+    return acmod_set_senfh(acoustic, file) < 0 ? -1 : 0;
 }

@@ -156,7 +156,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // A grammar of single words is scored on one normaliser: every senone of every frame
             // computed, so the alignment and the phone loop are measured against the same best
             // score (docs/RECOGNITION.md, "One word"). PocketSphinx reads the setting once, when
-            // the model loads: the decoder is made again with it, writing the scores for the
+            // the model loads: the decoder is made again with it, keeping the scores for the
             // alignment and the phone loop to be decoded from.
             arguments["-compallsen"] = "yes"
             do {
@@ -164,8 +164,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             } catch {
                 logger.warning("\(error.message); every senone is computed in each pass instead (slower, the same results)")
             }
-            arguments["-senlogdir"] = replay?.folder
+            arguments["-keepscores"] = replay == nil ? nil : "yes"
             decoder = try SphinxDecoder(arguments: arguments)
+            if replay != nil, !decoder.keepsScores {
+                logger.warning("this PocketSphinx cannot hand its senone scores to another decoder; every senone is computed in each pass instead (slower, the same results)")
+                replay = nil
+            }
             lexicon = newLexicon()
             compiled = try Self.prepare(grammar, decoder: decoder, lexicon: &lexicon, configuration: configuration, log: log)
             if let replay { try replay.lexicon.add(lexicon.known, to: replay.decoder, source: grammar.name) }
@@ -176,11 +180,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         if !decoder.scoresWithHeed, arguments["-scoring"] != "pocketsphinx" {
             logger.info("PocketSphinx scores the acoustic model: Heed's evaluator does not take \(configuration.modelDirectory) (the same results, about twice the CPU)")
         }
-        // The phone loop needs the model and its settings, not the words or the score files.
+        // The phone loop needs the model and its settings, not the words or the scores.
         var phoneLoopArguments = arguments
         phoneLoopArguments["-dict"] = "/dev/null"
         phoneLoopArguments["-lm"] = nil
-        phoneLoopArguments["-senlogdir"] = nil
+        phoneLoopArguments["-keepscores"] = nil
         self.phoneLoopArguments = phoneLoopArguments
         self.activeSearch = Self.searchName(grammar.name)
         self.lexicon = lexicon
@@ -470,8 +474,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
-        replay?.clear()
-        defer { replay?.clear() }
+        defer { decoder.takeScores() }
         let cpuStart = threadCPUSeconds()
         if let silence = silenceResult(cpuStart: cpuStart) { return silence }
         let phoneLoop = startPhoneLoopBeside()
@@ -490,12 +493,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         return job
     }
 
-    /// Whether the alignment and the phone loop are decoded from the scores the grammar pass wrote,
+    /// Whether the alignment and the phone loop are decoded from the scores the grammar pass kept,
     /// batch or live (``ScoreReplay``).
     private var replaysScores: Bool { replay != nil && grammar.saysOneWord }
 
-    /// The folder the grammar pass writes its senone scores into, when it does (``ScoreReplay``).
-    var scoreFolder: String? { replay?.folder }
+    /// Whether the grammar pass keeps its senone scores for the alignment and the phone loop
+    /// (``ScoreReplay``), and whether it holds any now (those of an utterance not yet measured).
+    var keepsScores: Bool { replay != nil }
+    var holdsScores: Bool { decoder.holdsScores }
 
     /// Seconds of audio this recognizer's own decoder has searched (not a helper's or a replay's).
     var secondsSearched: Double { decoder.secondsSearched }
@@ -541,7 +546,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         let alternatives = hypothesis == nil || configuration.maximumAlternatives == 0 ? [] : decoder.nBest(limit: configuration.maximumAlternatives * 4)
         // A live pass's scores too: computed with the running cepstral mean, as its words were, and
         // nothing is left to decode from the audio once the speaker stops (docs/RECOGNITION.md, "One word").
-        let scores = replaysScores ? replay?.lastScores : nil
+        let scores = replaysScores ? decoder.takeScores() : nil
         var words = best.filter { !Self.isFiller($0.word) }
         let alignment: [RawSegment]
         if hypothesis == nil, let recovered = recoveredSentence(lastWords) {
@@ -606,7 +611,6 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// measures what that costs in accuracy (docs/RECOGNITION.md).
     public func startLiveDecoding(after words: [String]) throws(RecognizerError) {
         if liveUtterance { stopLiveDecoding() }
-        replay?.clear()
         try decoder.selectSearch(activeSearch)
         try decoder.startUtterance()
         utterance.removeAll(keepingCapacity: true)
@@ -690,7 +694,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// - Throws: ``RecognizerError`` when no live utterance runs or the decoder fails.
     public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
         guard liveUtterance else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }
-        defer { replay?.clear() }
+        defer { decoder.takeScores() }
         let cpuStart = threadCPUSeconds()
         let lastWords = decoder.hypothesis()?.text
         liveUtterance = false
@@ -707,7 +711,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         guard liveUtterance else { return }
         liveUtterance = false
         try? decoder.endUtterance()
-        replay?.clear()
+        decoder.takeScores()
     }
 
     /// The RMS level below which no 20 ms frame of an utterance holds speech (-60 dBFS).
@@ -748,7 +752,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// whatever the grammar.
     /// - Parameter scores: the utterance's senone scores to decode from (``ScoreReplay``); `nil`
     ///   decodes the audio.
-    private func align(_ words: [String], scores: String?) throws(RecognizerError) -> [RawSegment] {
+    private func align(_ words: [String], scores: SenoneScores?) throws(RecognizerError) -> [RawSegment] {
         guard !words.isEmpty else { return [] }
         let arcs = words.enumerated().map { WordGraph.Arc(from: $0.offset, to: $0.offset + 1, word: $0.element) }
         let chain = WordGraph(stateCount: words.count + 1, start: 0, finals: [words.count], arcs: arcs)
@@ -768,9 +772,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// Runs one of the measurement's searches over the utterance's senone scores (``ScoreReplay``),
     /// or over its audio when `scores` is `nil`.
-    private func decode(search: String, scores: String?) throws(RecognizerError) -> [RawSegment] {
+    private func decode(search: String, scores: SenoneScores?) throws(RecognizerError) -> [RawSegment] {
         guard let scores, let replay else { return try decode(search: search) }
-        return try replay.decoder.decodeScores(at: scores, search: search)
+        return try replay.decoder.decodeScores(scores, search: search)
     }
 
     /// Runs one search over the buffered utterance and returns its segments.

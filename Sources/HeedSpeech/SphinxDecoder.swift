@@ -16,6 +16,19 @@ struct RawSegment: Equatable, Sendable {
     var acousticScore: Int32
 }
 
+/// The senone scores of one utterance as a decoder wrote them (``SphinxDecoder/takeScores()``), in
+/// memory; freed with this object.
+final class SenoneScores {
+    fileprivate let bytes: UnsafeMutablePointer<CChar>
+    let count: Int
+
+    fileprivate init(bytes: UnsafeMutablePointer<CChar>, count: Int) {
+        (self.bytes, self.count) = (bytes, count)
+    }
+
+    deinit { free(bytes) }
+}
+
 /// One PocketSphinx decoder: the acoustic model, a dictionary and named searches.
 ///
 /// Not `Sendable`: PocketSphinx objects are not thread-safe, so one owner drives it.
@@ -32,6 +45,16 @@ final class SphinxDecoder {
     private let wholeUtteranceMean: cmn_type_t
     /// Whether Heed's evaluator scores the acoustic model (`-scoring heed` on a model it takes).
     let scoresWithHeed: Bool
+    /// Whether each utterance's senone scores are kept in memory for another decoder to search
+    /// (`-keepscores yes`, ``takeScores()``).
+    let keepsScores: Bool
+    /// The in-memory stream (`open_memstream`) the current utterance's senone scores go to: where
+    /// its bytes are and how many, updated when the stream is flushed or closed. `nil` unless
+    /// ``keepsScores``.
+    private let scoreBytes: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    private let scoreCount: UnsafeMutablePointer<Int>?
+    /// Whether the decoder writes to that stream (from an utterance's start until they are taken).
+    private var writingScores = false
 
     /// Creates a decoder from command-line style arguments (`["-hmm": path, ...]`).
     ///
@@ -47,6 +70,10 @@ final class SphinxDecoder {
     /// (`heed_scoring_install`, CHeedShims/gaussians.c): PocketSphinx's senone scores, bit for bit,
     /// at a fraction of the CPU. `-scoring pocketsphinx` keeps PocketSphinx's own, for comparison.
     /// A model the evaluator cannot take keeps PocketSphinx's own either way.
+    ///
+    /// `-keepscores yes` keeps each utterance's senone scores in memory (``takeScores()``) for a
+    /// decoder that never hears the audio to search (``decodeScores(_:search:)``), where
+    /// `-senlogdir` would write them to a file; ``keepsScores`` says whether it does.
     /// - Parameter arguments: decoder flags without duplicates; `cmd_ln_parse_r` copies them.
     /// - Throws: ``RecognizerError`` with code `.decoderInitFailed` when PocketSphinx refuses.
     init(arguments: [String: String]) throws(RecognizerError) {
@@ -60,6 +87,10 @@ final class SphinxDecoder {
         let scoring = arguments.removeValue(forKey: "-scoring") ?? "heed"
         guard scoring == "heed" || scoring == "pocketsphinx" else {
             throw RecognizerError(.decoderInitFailed, "scoring must be heed or pocketsphinx, not \(scoring)")
+        }
+        let keepScores = arguments.removeValue(forKey: "-keepscores") ?? "no"
+        guard keepScores == "yes" || keepScores == "no" else {
+            throw RecognizerError(.decoderInitFailed, "keepscores must be yes or no, not \(keepScores)")
         }
         let flat = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
         let config: OpaquePointer? = withCStrings(["heed"] + flat) { argv in
@@ -76,9 +107,20 @@ final class SphinxDecoder {
         self.raw = decoder
         scoresWithHeed = scoring == "heed" && heed_scoring_install(UnsafeMutableRawPointer(decoder)) == 0
         wholeUtteranceMean = ps_get_feat(decoder)?.pointee.cmn ?? CMN_BATCH
+        keepsScores = keepScores == "yes" && heed_write_scores(UnsafeMutableRawPointer(decoder), nil) == 0
+        scoreBytes = keepsScores ? .allocate(capacity: 1) : nil
+        scoreBytes?.initialize(to: nil)
+        scoreCount = keepsScores ? .allocate(capacity: 1) : nil
+        scoreCount?.initialize(to: 0)
     }
 
-    deinit { ps_free(raw) }
+    deinit {
+        // PocketSphinx closes the stream of scores it still writes to, which sets the pointers.
+        ps_free(raw)
+        free(scoreBytes?.pointee)
+        scoreBytes?.deallocate()
+        scoreCount?.deallocate()
+    }
 
     // MARK: Dictionary
 
@@ -304,29 +346,54 @@ final class SphinxDecoder {
         return (segments(), lastHypothesis)
     }
 
-    /// Decodes with the named search over the senone scores that a decoder made with `-senlogdir`
-    /// wrote for one utterance, instead of over audio: no acoustic scoring, the same scores.
+    /// Decodes with the named search over the senone scores another decoder kept of one
+    /// utterance (``takeScores()``), instead of over audio: no acoustic scoring, the same scores.
     ///
     /// This decoder must never decode a whole utterance from audio: in this PocketSphinx such a
     /// decode grows the feature buffer but not the array of frame positions a replay writes into
     /// (`acmod.c`), and the replay then writes past its end. The corresponding C function is
     /// `ps_decode_senscr`.
-    func decodeScores(at path: String, search: String) throws(RecognizerError) -> [RawSegment] {
+    func decodeScores(_ scores: SenoneScores, search: String) throws(RecognizerError) -> [RawSegment] {
         try selectSearch(search)
-        guard let file = fopen(path, "rb") else {
-            throw RecognizerError(.decodeFailed, "cannot read the senone scores \(path): \(String(cString: strerror(errno)))")
+        guard let file = fmemopen(scores.bytes, scores.count, "rb") else {
+            throw RecognizerError(.decodeFailed, "cannot read the senone scores: \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
         guard ps_decode_senscr(raw, file) >= 0 else {
-            throw RecognizerError(.decodeFailed, "PocketSphinx could not decode the senone scores \(path)")
+            throw RecognizerError(.decodeFailed, "PocketSphinx could not decode the senone scores")
         }
         return segments()
     }
+
+    /// The senone scores of the utterance decoded last, when this decoder ``keepsScores``: taken,
+    /// so that the decoder holds none afterwards (dropped, when the result is not used). `nil`
+    /// without them.
+    @discardableResult
+    func takeScores() -> SenoneScores? {
+        guard let scoreBytes, let scoreCount else { return nil }
+        // Closes the stream, should the utterance still be open; its pointers are then final.
+        heed_write_scores(UnsafeMutableRawPointer(raw), nil)
+        writingScores = false
+        defer { (scoreBytes.pointee, scoreCount.pointee) = (nil, 0) }
+        return scoreBytes.pointee.map { SenoneScores(bytes: $0, count: scoreCount.pointee) }
+    }
+
+    /// Whether this decoder holds senone scores (``keepsScores``): those of an utterance not yet
+    /// taken with ``takeScores()``.
+    var holdsScores: Bool { writingScores || scoreBytes?.pointee != nil }
 
     func startUtterance() throws(RecognizerError) {
         dither = ditherSeed.map(SeededGenerator.init(seed:))
         guard ps_start_utt(raw) == 0 else {
             throw RecognizerError(.decodeFailed, "PocketSphinx could not start an utterance")
+        }
+        if let scoreBytes, let scoreCount {
+            // The last utterance's scores go; this one's go to a new stream, in memory only.
+            takeScores()
+            // (Should its header not be written, the decoder holds the stream all the same.)
+            guard let stream = open_memstream(scoreBytes, scoreCount) else { return }
+            writingScores = true
+            if heed_write_scores(UnsafeMutableRawPointer(raw), stream) != 0 { takeScores() }
         }
     }
 

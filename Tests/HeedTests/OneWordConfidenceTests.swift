@@ -67,39 +67,31 @@ struct OneWordConfidenceTests {
 
     /// The alignment and the phone loop decoded from the grammar pass's scores measure what they
     /// measure when every pass computes every senone itself, and the scores do not outlive the
-    /// utterance or the recognizer.
+    /// utterance.
     @Test func replayedScoresMeasureWhatEveryPassComputes() throws {
-        let folder: String
-        do {
-            let replaying = try Self.recognizer(Self.grammar("<word>"))
-            let computing = try Self.recognizer(Self.grammar("<word>")) { $0.decoderOptions["-compallsen"] = "yes" }
-            folder = try #require(replaying.scoreFolder)
-            #expect(computing.scoreFolder == nil)
-            let pause = try AudioFile.read(Self.pause)
-            // The same recording twice, and cut short: each utterance's own scores are replayed.
-            for audio in [pause, pause, AudioBuffer(samples: Array(pause.samples.prefix(pause.samples.count * 2 / 3)))] {
-                let (replayed, computed) = (try replaying.recognize(audio), try computing.recognize(audio))
-                #expect(replayed.text == computed.text)
-                #expect(replayed.confidenceFeatures == computed.confidenceFeatures)
-                #expect(replayed.confidence == computed.confidence)
-                #expect(replayed.words.map(\.start) == computed.words.map(\.start))
-                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "scores left after the utterance")
-            }
-            #expect(try Self.scored(by: .oneWord, try replaying.recognize(pause)))
-            // Removed from under it, the folder is made again before the next utterance.
-            try FileManager.default.removeItem(atPath: folder)
-            #expect(throws: Never.self) { try replaying.recognize(pause) }
-            #expect(FileManager.default.fileExists(atPath: folder))
+        let replaying = try Self.recognizer(Self.grammar("<word>"))
+        let computing = try Self.recognizer(Self.grammar("<word>")) { $0.decoderOptions["-compallsen"] = "yes" }
+        #expect(replaying.keepsScores)
+        #expect(!computing.keepsScores)
+        let pause = try AudioFile.read(Self.pause)
+        // The same recording twice, and cut short: each utterance's own scores are replayed.
+        for audio in [pause, pause, AudioBuffer(samples: Array(pause.samples.prefix(pause.samples.count * 2 / 3)))] {
+            let (replayed, computed) = (try replaying.recognize(audio), try computing.recognize(audio))
+            #expect(replayed.text == computed.text)
+            #expect(replayed.confidenceFeatures == computed.confidenceFeatures)
+            #expect(replayed.confidence == computed.confidence)
+            #expect(replayed.words.map(\.start) == computed.words.map(\.start))
+            #expect(!replaying.holdsScores, "scores left after the utterance")
         }
-        #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its recognizer")
+        #expect(try Self.scored(by: .oneWord, try replaying.recognize(pause)))
     }
 
-    /// A live utterance is measured from the scores its live pass wrote, as a whole one is from its
+    /// A live utterance is measured from the scores its live pass kept, as a whole one is from its
     /// grammar pass's: the audio is searched once, and the result is on one normaliser, with the
     /// one-word model, the words' times within the utterance, and no scores left behind.
     @Test func aLiveUtteranceReplaysItsOwnScores() throws {
         let recognizer = try Self.recognizer(Self.grammar("<word>"))
-        let folder = try #require(recognizer.scoreFolder)
+        #expect(recognizer.keepsScores)
         let pause = try AudioFile.read(Self.pause)
         let seconds = Double(pause.samples.count) / Double(pause.sampleRate)
         // Twice: the second utterance's scores are its own, not the first one's.
@@ -114,17 +106,23 @@ struct OneWordConfidenceTests {
             #expect(try Self.scored(by: .oneWord, live))
             let word = try #require(live.words.first)
             #expect(word.start >= 0 && word.start < word.end && word.end <= seconds, "\(word.start)–\(word.end) of \(seconds) s")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "scores left after the utterance")
+            #expect(!recognizer.holdsScores, "scores left after the utterance")
         }
         // The whole utterance afterwards is measured on its own scores again.
         let searched = recognizer.secondsSearched
         #expect(try Self.scored(by: .oneWord, try recognizer.recognize(pause)))
         #expect(abs(recognizer.secondsSearched - searched - seconds) < 0.1)
+        // A live utterance stopped unmeasured leaves none either.
+        try recognizer.startLiveDecoding(after: [])
+        try recognizer.decodeLive(Array(pause.samples.prefix(8_000)))
+        #expect(recognizer.holdsScores)
+        recognizer.stopLiveDecoding()
+        #expect(!recognizer.holdsScores, "scores left after a stopped utterance")
     }
 
-    /// With nowhere to write the scores, `heed recognize` says so and computes every senone in each
-    /// pass: the same result, more slowly.
-    @Test func withoutAFolderForTheScoresEveryPassComputesThem() throws {
+    /// The scores stay in memory: with no folder to write to, `heed recognize` gives the same
+    /// result and says nothing of them.
+    @Test func theScoresNeedNoFolder() throws {
         let grammar = try TemporaryFolder.make().appendingPathComponent("words.gram")
         try Self.grammar("<word>").write(to: grammar, atomically: true, encoding: .utf8)
         let arguments = ["recognize", "-g", grammar.path, "--json", Self.pause]
@@ -133,8 +131,7 @@ struct OneWordConfidenceTests {
             Fixtures.heedBinary, arguments,
             environment: ["XDG_RUNTIME_DIR": "/nonexistent/heed", "TMPDIR": "/nonexistent/heed"])
         #expect(usual.status == 0 && nowhere.status == 0, "\(usual.error)\(nowhere.error)")
-        #expect(nowhere.error.contains("cannot make a folder for senone scores in /nonexistent/heed"), "\(nowhere.error)")
-        #expect(!usual.error.contains("senone scores"))
+        #expect(!usual.error.contains("senone scores") && !nowhere.error.contains("senone scores"), "\(nowhere.error)")
         let confidence = { (output: String) in
             (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["confidence"] as? Double
         }
