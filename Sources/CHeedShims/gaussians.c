@@ -10,7 +10,7 @@
  * multiply-adds), only for 32 densities side by side in vector registers, from the model's means
  * and precisions regrouped in place (eight densities, dimension by dimension); the top N are
  * then chosen, normalised and mixed with the mixture weights exactly as PocketSphinx does, every
- * senone of a codebook eight at a time with AVX2 when all are wanted.
+ * senone of a codebook sixteen at a time with AVX2 when all are wanted.
  *
  * Swift cannot write this: it reads structures PocketSphinx does not export. Their layouts are
  * those of Debian's 0.8+5prealpha+1 (src/libpocketsphinx: pocketsphinx_internal.h, acmod.h,
@@ -25,6 +25,7 @@
 
 #include <immintrin.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +124,7 @@ enum { score_shift = 10, worst_score = (int)0xE0000000, most_negative_score = 96
 
 /* ---- Heed's evaluator ---- */
 
-enum { group_size = 8, groups_at_once = 4, max_steps = 16 };
+enum { group_size = 8, groups_at_once = 4, max_steps = 16, max_top = 8 };
 typedef float octet __attribute__((vector_size(group_size * sizeof(float)), aligned(4)));
 
 /* One of the top N of a codebook's stream: its row of mixture weights (over senones) and its
@@ -138,6 +139,7 @@ typedef struct {
     sphinx_mgau_functions functions;
     const sphinx_mgau_functions *original;
     float *distances; /* one codebook's densities */
+    float *maxima;    /* their greatest, each group of eight's */
     float *scratch;   /* one codebook's stream, while it is regrouped */
     /* What mixes a codebook's senones in the current call, [codebook][stream][rank], filled
      * the first time one of its senones is scored (`ready`). */
@@ -145,7 +147,7 @@ typedef struct {
     uint8 *ready;
     /* Per senone, the end of the run of senones of its codebook it is in. */
     int32 *run_end;
-    /* Eight senones at a time with AVX2 (`wide`), where the 8-bit log-add table falls from at
+    /* Sixteen senones at a time with AVX2 (`wide`), where the 8-bit log-add table falls from at
      * most `max_steps` to 0 and never rises: its entry d is then the number of `step_ends`
      * above d, and `log_table_size` its length. */
     int wide;
@@ -195,10 +197,11 @@ static void regroup(heed_scoring *scoring, const sphinx_ptm *model, int back) {
 
 /* The distance of `z` to every density of one codebook's stream, as PocketSphinx sums it: from
  * the log determinant, each dimension in order subtracts (z - mean)^2 * precision. Four groups
- * of eight at a time. */
+ * of eight at a time. `maxima` gets each group's greatest. */
 __attribute__((target_clones("avx2", "default")))
 static void all_distances(const float *z, const float *means, const float *precisions,
-                          const float *log_determinant, int32 length, int32 densities, float *out) {
+                          const float *log_determinant, int32 length, int32 densities, float *out,
+                          float *maxima) {
     const size_t group_floats = (size_t)length * group_size;
     for (int32 d = 0; d < densities; d += groups_at_once * group_size) {
         const float *mean = means + (size_t)(d / group_size) * group_floats;
@@ -217,6 +220,9 @@ static void all_distances(const float *z, const float *means, const float *preci
             }
         }
         memcpy(out + d, sum, sizeof sum);
+        for (int k = 0; k < groups_at_once; ++k) {
+            maxima[d / group_size + k] = __builtin_reduce_max(sum[k]);
+        }
     }
 }
 
@@ -271,18 +277,53 @@ static void rescore_top(sphinx_top_entry *top, int count, const float *distance_
     }
 }
 
+/* A distance under which no density can end among the codebook stream's top N, so that letting
+ * it in first changes nothing (docs/RECOGNITION.md, "Acoustic scoring"): one under the Nth best
+ * of the stored maxima of its groups of eight densities, which that many densities reach and the
+ * top N's final worst then does too. -inf with fewer groups than N, or beyond the integers a
+ * float holds exactly. */
+static float below_the_top(const float *maxima, int32 groups, int count) {
+    if (groups < count || count > max_top) {
+        return -INFINITY;
+    }
+    /* The best maxima, descending: each goes down the list through maxima and minima. A group
+     * with no number (NaN) does not count. */
+    float best[max_top];
+    for (int i = 0; i < count; ++i) {
+        best[i] = -INFINITY;
+    }
+    for (int32 group = 0; group < groups; ++group) {
+        float going = maxima[group];
+        if (going != going) {
+            continue;
+        }
+        for (int i = 0; i < count; ++i) {
+            const float kept = best[i] > going ? best[i] : going;
+            going = best[i] > going ? going : best[i];
+            best[i] = kept;
+        }
+    }
+    const int32 floor = stored(best[count - 1]);
+    return floor > -(1 << 24) && floor < (1 << 24) ? (float)(floor - 1) : -INFINITY;
+}
+
 /* Lets every density of the codebook's stream that reaches the worst of the top N in, in density
- * order; a newcomer goes above the entries it ties with. The worst only rises, so eight densities
- * all under it are passed over together. */
-static void admit(sphinx_top_entry *top, int count, const float *distances, int32 densities) {
-    for (int32 group = 0; group < densities; group += 8) {
+ * order; a newcomer goes above the entries it ties with. The worst only rises, so the densities
+ * of 32 at a time that reach it as it was are the only ones that may; of those, the ones under
+ * `below_the_top` are passed over too. */
+static void admit(sphinx_top_entry *top, int count, const float *distances, const float *maxima,
+                  int32 densities) {
+    const float below = below_the_top(maxima, densities / group_size, count);
+    for (int32 block = 0; block < densities; block += 32) {
         const float worst = (float)top[count - 1].score;
-        unsigned reaching = 0;
+        const __m128 least = _mm_set1_ps(worst > below ? worst : below);
+        uint32_t reaching = 0;
         for (int k = 0; k < 8; ++k) {
-            reaching |= (unsigned)(distances[group + k] >= worst) << k;
+            const __m128 four = _mm_loadu_ps(distances + block + 4 * k);
+            reaching |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(four, least)) << (4 * k);
         }
         for (; reaching != 0; reaching &= reaching - 1) {
-            const int32 d = group + __builtin_ctz(reaching);
+            const int32 d = block + __builtin_ctz(reaching);
             const float distance = distances[d];
             if (distance < (float)top[count - 1].score) {
                 continue;
@@ -321,7 +362,7 @@ static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t 
             float previous[count];
             if (active) {
                 all_distances(feature[s], means, precisions, log_determinant, length, g->densities,
-                              scoring->distances);
+                              scoring->distances, scoring->maxima);
                 for (int i = 0; i < count; ++i) {
                     previous[i] = scoring->distances[top[i].density];
                 }
@@ -331,7 +372,7 @@ static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t 
             }
             rescore_top(top, count, previous);
             if (active) {
-                admit(top, count, scoring->distances, g->densities);
+                admit(top, count, scoring->distances, scoring->maxima, g->densities);
             }
         }
     }
@@ -420,63 +461,60 @@ static int senone_score(const sphinx_ptm *model, const logadd_t *table, const mi
     return score;
 }
 
-/* `senone_score` of the senones from `first` on, up to `end`, all of one codebook, eight at a
- * time: the same integer sums, the log-add table's entry counted from its steps. Stops before a
- * group whose differences would leave the table (PocketSphinx reads past it there; the scalar
- * loop does as it does). Returns the first senone not scored. */
+/* `senone_score` of the senones from `first` on, up to `end`, all of one codebook, sixteen at a
+ * time: the same integer sums in 16-bit lanes (they stay within a few hundred times the number
+ * of streams, checked at install), the log-add table's entry counted from its steps. Stops
+ * before a group whose differences would leave the table (PocketSphinx reads past it there; the
+ * scalar loop does as it does). Returns the first senone not scored. */
 __attribute__((target("avx2")))
 static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model,
                             const mixing_term *terms, int32 first, int32 end, int16 *senone_scores,
                             int *best) {
     const int count = model->top_count;
-    const __m256i last_index = _mm256_set1_epi32(scoring->log_table_size - 1);
-    __m256i lowest = _mm256_set1_epi32(*best);
+    const __m256i last_index = _mm256_set1_epi16((int16)(scoring->log_table_size - 1));
+    __m256i lowest = _mm256_set1_epi16(INT16_MAX);
     int32 senone = first;
-    for (; senone + 8 <= end; senone += 8) {
+    for (; senone + 16 <= end; senone += 16) {
         __m256i score = _mm256_setzero_si256();
         __m256i outside = _mm256_setzero_si256();
         for (int32 s = 0; s < model->gaussians->streams; ++s) {
             const mixing_term *term = terms + s * count;
             __m256i density = _mm256_setzero_si256();
             for (int k = 0; k < count; ++k) {
-                const __m128i bytes = _mm_loadl_epi64((const __m128i *)(term[k].weights + senone));
-                const __m256i value = _mm256_add_epi32(_mm256_cvtepu8_epi32(bytes),
-                                                       _mm256_set1_epi32(term[k].score));
+                const __m128i bytes = _mm_loadu_si128((const __m128i *)(term[k].weights + senone));
+                const __m256i value = _mm256_add_epi16(_mm256_cvtepu8_epi16(bytes),
+                                                       _mm256_set1_epi16((int16)term[k].score));
                 if (k == 0) {
                     density = value;
                     continue;
                 }
-                const __m256i difference = _mm256_abs_epi32(_mm256_sub_epi32(density, value));
-                outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(difference, last_index));
+                const __m256i difference = _mm256_abs_epi16(_mm256_sub_epi16(density, value));
+                outside = _mm256_or_si256(outside, _mm256_cmpgt_epi16(difference, last_index));
                 __m256i steps_above = _mm256_setzero_si256(); /* counted down: -1 a step */
                 for (int step = 0; step < scoring->steps; ++step) {
-                    const __m256i step_end = _mm256_set1_epi32(scoring->step_ends[step]);
-                    steps_above = _mm256_add_epi32(steps_above, _mm256_cmpgt_epi32(step_end, difference));
+                    const __m256i step_end = _mm256_set1_epi16((int16)scoring->step_ends[step]);
+                    steps_above = _mm256_add_epi16(steps_above, _mm256_cmpgt_epi16(step_end, difference));
                 }
-                density = _mm256_add_epi32(_mm256_min_epi32(density, value), steps_above);
+                density = _mm256_add_epi16(_mm256_min_epi16(density, value), steps_above);
             }
-            score = _mm256_add_epi32(score, density);
+            score = _mm256_add_epi16(score, density);
         }
         if (!_mm256_testz_si256(outside, outside)) {
             break;
         }
-        int32 scores[8];
-        _mm256_storeu_si256((__m256i *)scores, score);
-        for (int k = 0; k < 8; ++k) {
-            senone_scores[senone + k] = (int16)scores[k];
-        }
-        lowest = _mm256_min_epi32(lowest, score);
+        _mm256_storeu_si256((__m256i *)(senone_scores + senone), score);
+        lowest = _mm256_min_epi16(lowest, score);
     }
-    int32 lows[8];
+    int16 lows[16];
     _mm256_storeu_si256((__m256i *)lows, lowest);
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < 16; ++k) {
         *best = lows[k] < *best ? lows[k] : *best;
     }
     return senone;
 }
 
 /* Each senone's score, then made relative to the best. Every senone (`compute_all`) goes in
- * runs of one codebook, eight at a time where the CPU has AVX2; the active ones one by one. */
+ * runs of one codebook, sixteen at a time where the CPU has AVX2; the active ones one by one. */
 static void score_senones(heed_scoring *scoring, sphinx_ptm *model, int16 *senone_scores,
                           const uint8 *senone_active, int32 active_count, int compute_all) {
     const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
@@ -548,6 +586,7 @@ static int frame_eval(sphinx_mgau *mgau, int16 *senone_scores, uint8 *senone_act
 
 static void release(heed_scoring *scoring) {
     free(scoring->distances);
+    free(scoring->maxima);
     free(scoring->scratch);
     free(scoring->terms);
     free(scoring->ready);
@@ -638,11 +677,12 @@ int heed_scoring_install(void *raw) {
         return -1;
     }
     scoring->distances = malloc((size_t)g->densities * sizeof(float));
+    scoring->maxima = malloc((size_t)g->densities / group_size * sizeof(float));
     scoring->scratch = malloc((size_t)longest * g->densities * sizeof(float));
     scoring->terms = malloc((size_t)g->codebooks * g->streams * model->top_count * sizeof(mixing_term));
     scoring->ready = malloc((size_t)g->codebooks);
     scoring->run_end = malloc((size_t)model->senones * sizeof(int32));
-    if (scoring->distances == NULL || scoring->scratch == NULL || scoring->terms == NULL
+    if (scoring->distances == NULL || scoring->maxima == NULL || scoring->scratch == NULL || scoring->terms == NULL
         || scoring->ready == NULL || scoring->run_end == NULL) {
         release(scoring);
         return -1;
@@ -670,7 +710,10 @@ int heed_scoring_install(void *raw) {
         scoring->log_table_size = (int32)table->table_size;
     }
     __builtin_cpu_init();
-    scoring->wide = falls && __builtin_cpu_supports("avx2");
+    /* The 16-bit lanes of `score_run_wide` hold every sum: at most a weight and the most
+     * negative score a stream, and a difference within the table. */
+    const int fits = g->streams * (255 + most_negative_score) <= INT16_MAX && table->table_size <= INT16_MAX;
+    scoring->wide = falls && fits && __builtin_cpu_supports("avx2");
     regroup(scoring, model, 0);
     sphinx_mgau *mgau = ((const sphinx_decoder_head *)decoder)->acoustic_model->mgau;
     scoring->original = mgau->functions;
