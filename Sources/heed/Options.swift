@@ -29,7 +29,7 @@ struct DenoiseOptions: ParsableArguments {
     var modeName: String?
 
     @Option(name: .customLong("denoise-attenuation"), help: ArgumentHelp("The most the suppressor lowers noise by, in dB.", valueName: "dB"))
-    var attenuation = 8
+    var attenuation = NoiseSuppressor.Settings.measuredAttenuation
 
     @Flag(name: .customLong("denoise-agc"), help: "Automatic gain control in the suppressor too.")
     var automaticGain = false
