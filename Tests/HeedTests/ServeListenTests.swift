@@ -203,7 +203,10 @@ struct ServeListenTests {
         let final = try #require(
             Self.listenerEvents(service).first { $0["event"] as? String == "final" })
         // Heard as "pause" or "pause it" (the recording's noise floor decides): the same intent.
-        #expect((final["text"] as? String)?.hasPrefix("pause") == true, "\(final)")
+        // (With all of the listener's events: this fails now and then, hearing "" with confidence
+        // 0, when the utterance starts at the step from this room's noise up to the recording's
+        // own, 20 dB louder; the events say where it began and ended.)
+        #expect((final["text"] as? String)?.hasPrefix("pause") == true, "\(final); the listener's events: \(Self.listenerEvents(service))")
         // The listener reads its FIFO until the room closes: only then does it see the stop.
         room.close()
         #expect(service.stop() == 0)
