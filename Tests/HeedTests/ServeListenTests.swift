@@ -198,14 +198,17 @@ struct ServeListenTests {
         }
         #expect(heardBefore.isEmpty, "\(service.events)")
 
-        room.say(try AudioFile.read(Fixtures.packageRoot.appendingPathComponent("examples/audio/pause.wav").path).samples + ListenCommandTests.silence(1))
+        // A command said in this room's own quiet (espeak-ng, as in the listener's other tests).
+        // The bundled real "pause" brings its room's noise, 20 dB over this one, and a click: the
+        // utterance then began at that step and was heard as nothing now and then, depending on
+        // how far the noise floor had come down since the loan (docs/MEASUREMENTS.md, "Known
+        // problems").
+        try #require(Fixtures.hasEspeak, "needs espeak-ng")
+        room.say(try Speech.utterance("pause", voice: "en-us", before: 0.3))
         #expect(room.quiet(until: { service.events.contains(#""isFinal":true"#) }), "\(service.events)")
         let final = try #require(
             Self.listenerEvents(service).first { $0["event"] as? String == "final" })
-        // Heard as "pause" or "pause it" (the recording's noise floor decides): the same intent.
-        // (With all of the listener's events: this fails now and then, hearing "" with confidence
-        // 0, when the utterance starts at the step from this room's noise up to the recording's
-        // own, 20 dB louder; the events say where it began and ended.)
+        // Heard as "pause" or "pause it": the same intent.
         #expect((final["text"] as? String)?.hasPrefix("pause") == true, "\(final); the listener's events: \(Self.listenerEvents(service))")
         // The listener reads its FIFO until the room closes: only then does it see the stop.
         room.close()
