@@ -84,14 +84,8 @@ final class SphinxDecoder {
         } else {
             ditherSeed = nil
         }
-        let scoring = arguments.removeValue(forKey: "-scoring") ?? "heed"
-        guard scoring == "heed" || scoring == "pocketsphinx" else {
-            throw RecognizerError(.decoderInitFailed, "scoring must be heed or pocketsphinx, not \(scoring)")
-        }
-        let keepScores = arguments.removeValue(forKey: "-keepscores") ?? "no"
-        guard keepScores == "yes" || keepScores == "no" else {
-            throw RecognizerError(.decoderInitFailed, "keepscores must be yes or no, not \(keepScores)")
-        }
+        let scoring = try Self.takeHeedFlag("-scoring", from: &arguments, values: ["heed", "pocketsphinx"])
+        let keepScores = try Self.takeHeedFlag("-keepscores", from: &arguments, values: ["no", "yes"])
         let flat = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
         let config: OpaquePointer? = withCStrings(["heed"] + flat) { argv in
             cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), argv.baseAddress, 1)
@@ -112,6 +106,17 @@ final class SphinxDecoder {
         scoreBytes?.initialize(to: nil)
         scoreCount = keepsScores ? .allocate(capacity: 1) : nil
         scoreCount?.initialize(to: 0)
+    }
+
+    /// Takes one of Heed's own flags out of the flags PocketSphinx will see: its value, the first
+    /// of `values` when it is not given.
+    /// - Throws: ``RecognizerError`` `.decoderInitFailed` for a value not in `values`.
+    private static func takeHeedFlag(_ flag: String, from arguments: inout [String: String], values: [String]) throws(RecognizerError) -> String {
+        let value = arguments.removeValue(forKey: flag) ?? values[0]
+        guard values.contains(value) else {
+            throw RecognizerError(.decoderInitFailed, "\(flag.dropFirst()) must be \(values.joined(separator: " or ")), not \(value)")
+        }
+        return value
     }
 
     deinit {
