@@ -107,6 +107,11 @@ public enum TextNormalizer {
     /// - Returns: The words, possibly none.
     public static func words(_ text: String) -> [String] {
         if let words = plainWords(text) { return words }
+        return generalWords(text)
+    }
+
+    /// ``words(_:)`` for any text: Unicode letters, numerals spelled out.
+    static func generalWords(_ text: String) -> [String] {
         var words: [String] = []
         for token in text.lowercased().split(whereSeparator: { $0.isWhitespace }) {
             var token = Substring(token)
@@ -134,23 +139,38 @@ public enum TextNormalizer {
         return words.filter { !$0.isEmpty }
     }
 
-    /// The words of text made only of ASCII letters and spaces (most registered names), without
-    /// the Unicode character tests the general case needs; `nil` for any other text.
+    /// The words of text made of ASCII letters, white space, apostrophes and the punctuation that
+    /// only separates words (most registered names: "Rock 'n' Roll", "St. Louis", "Jay-Z"), read as
+    /// bytes without the Unicode character tests of ``generalWords(_:)``, which it equals on such
+    /// text; `nil` for any other text (digits, `%`, other symbols, letters outside ASCII). Every
+    /// term of a large vocabulary is read this way several times when a grammar is built: 16% of
+    /// 10,000 titles went the general way and took three quarters of the time (callgrind).
     private static func plainWords(_ text: String) -> [String]? {
-        var words: [String] = []
-        var word: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): word.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte + 32)
-            case UInt8(ascii: " "):
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var words: [String] = []
+            var word: [UInt8] = []
+            func endWord() {
+                while word.last == UInt8(ascii: "'") { word.removeLast() }
                 if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
                 word.removeAll(keepingCapacity: true)
-            default: return nil
             }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): word.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte + 32)
+                // Inside a word only; "'tis" is "tis".
+                case UInt8(ascii: "'"): if !word.isEmpty { word.append(byte) }
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: ","), UInt8(ascii: "!"), UInt8(ascii: "?"), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\""),
+                    UInt8(ascii: "("), UInt8(ascii: ")"):
+                    endWord()
+                default: return nil
+                }
+            }
+            endWord()
+            return words
         }
-        if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
-        return words
     }
 
     private static func spelledNumeral(_ token: Substring) -> String? {

@@ -101,6 +101,23 @@ import Testing
         #expect(TextNormalizer.words("Set a timer, for 10 minutes!") == ["set", "a", "timer", "for", "ten", "minutes"])
         #expect(TextNormalizer.words("I'd like 2.5 cups, 'please'") == ["i'd", "like", "two", "point", "five", "cups", "please"])
         #expect(TextNormalizer.words("volume 50%") == ["volume", "fifty", "percent"])
+        #expect(TextNormalizer.words("Rock 'n' Roll -- St. Louis (Jay-Z's \"mix\")") == ["rock", "n", "roll", "st", "louis", "jay", "z's", "mix"])
+    }
+
+    /// Text of ASCII letters, spaces and punctuation is read as bytes; it must come to the words
+    /// the general reading gives, on text made to hit every case (apostrophes at either end of a
+    /// word and between words, runs of punctuation, tabs and line ends).
+    @Test func plainTextReadsAsTheGeneralReading() {
+        var generator = SeededGenerator(seed: 2_611_29)
+        let pieces = ["a", "Bc", "don", "'", "''", " ", "  ", "\t", "\n", "\r\n", "-", ".", ",", "!", "?", ";", ":", "\"", "(", ")", "xYz", "q"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(TextNormalizer.words(text) == TextNormalizer.generalWords(text), "\(text.debugDescription)")
+        }
+        // Text the bytes cannot read goes the general way.
+        for text in ["50% off", "café", "R2D2", "a/b", "a\u{00A0}b"] {
+            #expect(TextNormalizer.words(text) == TextNormalizer.generalWords(text), "\(text.debugDescription)")
+        }
     }
 
     /// Many random values → canonical words → value, and the words are accepted by the type's grammar.
