@@ -204,12 +204,7 @@ public struct Pronouncer: Sendable {
     /// - Returns: word → phones, for the words the dictionary has.
     /// - Throws: ``RecognizerError`` when the dictionary cannot be read.
     public func dictionaryPronunciations(_ words: Set<String>) throws(RecognizerError) -> [String: [String]] {
-        let dictionary = try PronunciationDictionary(path: dictionaryPath, words: words)
-        var result: [String: [String]] = [:]
-        for entry in dictionary.entries where result[entry.word] == nil && words.contains(entry.word) {
-            result[entry.word] = entry.phones.split(separator: " ").map(String.init)
-        }
-        return result
+        try Pronunciations.phones(of: words, dictionaryPath: dictionaryPath)
     }
 
     /// Each word's pronunciation: the dictionary's, else espeak-ng's guess.

@@ -1,5 +1,6 @@
 import Foundation
 public import HeedCore
+import Synchronization
 
 /// Pronunciations read from a CMU-format dictionary (`word PH ON ES`, alternates as `word(2)`).
 ///
@@ -8,12 +9,121 @@ public import HeedCore
 struct PronunciationDictionary {
     /// Entries as they appear in the file, alternates included (`read(2)`), in file order.
     private(set) var entries: [(word: String, phones: String)] = []
+    /// The words looked up.
+    private let words: Set<String>
 
     /// Reads the entries of `words` (and their alternates) from the dictionary file at `path`.
     ///
+    /// The file is read only for words the readings since it last changed did not look for
+    /// (``Reading``): a grammar rebuild looks the same words up three times, for the vocabulary's
+    /// pronunciations, the check of the grammar's words and the decoder's lexicon.
+    ///
     /// - Throws: ``RecognizerError`` `.decoderInitFailed` when the file cannot be read.
     init(path: String, words: Set<String>) throws(RecognizerError) {
+        self.words = words
         guard !words.isEmpty else { return }
+        let stamp = FileStamp(path: path)
+        var reading = Self.readings.withLock { $0[path] }.flatMap { $0.stamp == stamp ? $0 : nil }
+        let unread = reading.map { words.subtracting($0.words) } ?? words
+        if !unread.isEmpty {
+            if let kept = reading, kept.words.count + unread.count <= Reading.wordLimit {
+                reading = try kept.adding(unread, from: Self.read(path: path, words: unread))
+            } else {
+                reading = try Reading(stamp: stamp, words: words, entries: Self.read(path: path, words: words))
+            }
+            if let reading, stamp != nil {
+                Self.readings.withLock { readings in
+                    if readings[path] == nil, readings.count >= Reading.fileLimit { readings = [:] }
+                    readings[path] = reading
+                }
+            }
+        }
+        entries = reading?.entries(of: words) ?? []
+        let supplemented = Self.supplement.filter { words.contains($0.key) }.sorted { $0.key < $1.key }
+        guard !supplemented.isEmpty else { return }
+        let found = Set(entries.lazy.map(\.word).filter { word in supplemented.contains { $0.key == word } })
+        for (word, phones) in supplemented where !found.contains(word) { entries.append((word, phones)) }
+    }
+
+    /// The first pronunciation of each word that has an entry, as phones.
+    var firstPronunciations: [String: [String]] {
+        var result: [String: [String]] = [:]
+        for entry in entries where result[entry.word] == nil && words.contains(entry.word) {
+            // As bytes: 22,653 words' phone strings split as characters took 60 ms; split into
+            // slices of their UTF-8 views, 75 million instructions (callgrind).
+            var phones = entry.phones
+            result[entry.word] = phones.withUTF8 { bytes in
+                var list: [String] = []
+                var start = 0
+                for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: " ") {
+                    if end > start { list.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
+                    start = end + 1
+                }
+                return list
+            }
+        }
+        return result
+    }
+
+    /// The entries found in a dictionary file since it last changed, and the words looked for.
+    private struct Reading: Sendable {
+        /// The most words kept of a file: a few MB of entries.
+        static let wordLimit = 50_000
+        /// The most files kept (one is the rule: `--dictionary` and tests give others).
+        static let fileLimit = 4
+
+        let stamp: FileStamp?
+        let words: Set<String>
+        /// Each entry with its line and its word without the alternate's number, in file order.
+        let entries: [Entry]
+
+        /// These words' entries, in file order.
+        func entries(of words: Set<String>) -> [(word: String, phones: String)] {
+            entries.lazy.filter { words.contains($0.base) }.map { ($0.word, $0.phones) }
+        }
+
+        /// With the entries of a reading of other words.
+        func adding(_ words: Set<String>, from read: [Entry]) -> Reading {
+            // Both in file order: merged, so is the whole.
+            var merged: [Entry] = []
+            merged.reserveCapacity(entries.count + read.count)
+            var (old, new) = (entries[...], read[...])
+            while let first = old.first, let other = new.first {
+                if first.line < other.line { merged.append(old.removeFirst()) } else { merged.append(new.removeFirst()) }
+            }
+            merged += old
+            merged += new
+            return Reading(stamp: stamp, words: self.words.union(words), entries: merged)
+        }
+    }
+
+    private struct Entry: Sendable {
+        let line: Int
+        let base: String
+        let word: String
+        let phones: String
+    }
+
+    /// By the file's path.
+    private static let readings = Mutex<[String: Reading]>([:])
+
+    /// A file's identity and version: inode, size and time of last change (`stat(2)`).
+    private struct FileStamp: Equatable, Sendable {
+        let inode: UInt64
+        let size: Int64
+        let changed: Int64
+
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            changed = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        }
+    }
+
+    /// Reads the entries of `words` and their alternates from the file.
+    private static func read(path: String, words: Set<String>) throws(RecognizerError) -> [Entry] {
         // Read a line at a time: the whole en-us dictionary (3.3 MB) in memory at once was the
         // listener's peak whenever what is going on changed its grammar.
         guard let file = fopen(path, "r") else {
@@ -27,9 +137,12 @@ struct PronunciationDictionary {
         var capacity = 0
         defer { free(buffer) }
         let filter = ByteFilter(words)
+        var entries: [Entry] = []
+        var line = 0
         while true {
             let length = getline(&buffer, &capacity, file)
             guard length >= 0, let buffer else { break }
+            line += 1
             let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
             var lineEnd = bytes.count
             while lineEnd > 0, bytes[lineEnd - 1] == UInt8(ascii: "\n") { lineEnd -= 1 }
@@ -42,17 +155,16 @@ struct PronunciationDictionary {
                 baseEnd = open
             }
             let base = UnsafeRawBufferPointer(rebasing: bytes[..<baseEnd])
-            guard baseEnd > 0, filter.mayContain(base), words.contains(String(decoding: base, as: UTF8.self)) else { continue }
-            let word = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<wordEnd]), as: UTF8.self)
-            entries.append((word, Self.phones(UnsafeRawBufferPointer(rebasing: bytes[wordEnd..<lineEnd]))))
+            guard baseEnd > 0, filter.mayContain(base) else { continue }
+            let baseWord = String(decoding: base, as: UTF8.self)
+            guard words.contains(baseWord) else { continue }
+            let word = baseEnd == wordEnd ? baseWord : String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<wordEnd]), as: UTF8.self)
+            entries.append(Entry(line: line, base: baseWord, word: word, phones: phones(UnsafeRawBufferPointer(rebasing: bytes[wordEnd..<lineEnd]))))
         }
         if ferror(file) != 0 {
             throw RecognizerError(.decoderInitFailed, "cannot read the pronunciation dictionary \(path): \(String(cString: strerror(errno)))")
         }
-        let supplemented = Self.supplement.filter { words.contains($0.key) }.sorted { $0.key < $1.key }
-        guard !supplemented.isEmpty else { return }
-        let found = Set(entries.lazy.map(\.word).filter { word in supplemented.contains { $0.key == word } })
-        for (word, phones) in supplemented where !found.contains(word) { entries.append((word, phones)) }
+        return entries
     }
 
     /// The phones of a line after its word, one space between each, up to a `#` of its own
@@ -139,10 +251,6 @@ public enum Pronunciations {
     /// The first pronunciation of each word the dictionary (or Heed's supplement) has, as phones.
     /// - Throws: ``RecognizerError`` when the dictionary cannot be read.
     public static func phones(of words: Set<String>, dictionaryPath: String) throws(RecognizerError) -> [String: [String]] {
-        var phones: [String: [String]] = [:]
-        for entry in try PronunciationDictionary(path: dictionaryPath, words: words).entries where words.contains(entry.word) {
-            if phones[entry.word] == nil { phones[entry.word] = entry.phones.split(separator: " ").map(String.init) }
-        }
-        return phones
+        try PronunciationDictionary(path: dictionaryPath, words: words).firstPronunciations
     }
 }

@@ -212,6 +212,30 @@ struct RecognizerTests {
         }
     }
 
+    /// What a dictionary file was read for is kept until the file changes: the same words are not
+    /// read again (shown by changing a pronunciation in place, keeping the file's size, inode and
+    /// time), new words are, and a file written anew is read anew. Words read at different times
+    /// come back in the file's order (a word's alternates after it).
+    @Test func aDictionaryIsReadAgainOnlyForNewWordsOrWhenItChanges() throws {
+        let folder = try TemporaryFolder.make()
+        let path = folder.appendingPathComponent("kept.dict").path
+        try "pause P AO Z\nplay P L EY\nstop S T AA P\nstop(2) S T AO P\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try Pronunciations.phones(of: ["stop"], dictionaryPath: path) == ["stop": ["S", "T", "AA", "P"]])
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try file.seek(toOffset: 0)
+        try file.write(contentsOf: Data("pause P AA Z\nplay P L AY\nstop S T OW P\n".utf8))
+        try file.close()
+        var times = [info.st_atim, info.st_mtim]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        #expect(try Pronunciations.phones(of: ["stop", "play"], dictionaryPath: path) == ["stop": ["S", "T", "AA", "P"], "play": ["P", "L", "AY"]])
+        #expect(try PocketSphinxRecognizer.wordsWithoutPronunciation(["play", "stop", "pause", "resume"], dictionaryPath: path) == ["resume"])
+        #expect(try Pronunciations.phones(of: ["pause", "stop", "play"], dictionaryPath: path) == ["pause": ["P", "AA", "Z"], "stop": ["S", "T", "AA", "P"], "play": ["P", "L", "AY"]])
+        try "pause P AW Z\nstop S T AA P\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try Pronunciations.phones(of: ["pause", "stop", "play"], dictionaryPath: path) == ["pause": ["P", "AW", "Z"], "stop": ["S", "T", "AA", "P"]])
+    }
+
     /// Lines are looked at as bytes before any is made a string: the words found in the whole
     /// en-us dictionary are those a plain reading of it finds, with the same first pronunciation.
     @Test(.enabled(if: Fixtures.hasPocketSphinx))
