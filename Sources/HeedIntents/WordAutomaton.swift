@@ -1,4 +1,6 @@
 public import HeedCore
+import Synchronization
+
 /// Every sentence a grammar accepts, as a compact automaton over words: the form a recognizer loads
 /// directly as a finite-state grammar (sphinxbase `fsg_model_init`/`fsg_model_trans_add`), without
 /// the null transitions and rule inlining of `jsgf_build_fsg`.
@@ -174,7 +176,20 @@ extension IntentCatalog {
     ///   - openTypes: Vocabulary types to say as a loop of phones instead of their terms (``OpenSlot``).
     /// - Returns: The minimal deterministic automaton, or the nondeterministic one without null arcs when
     ///   determinizing passes ``WordAutomaton/determinizedStateLimit`` states.
+    ///
+    /// The terms of open types are not in it: made again with only those changed, the catalog's
+    /// last automaton is given back.
     public func automaton(vocabulary: [String: [String]] = [:], openTypes: Set<String> = []) -> WordAutomaton {
+        let closedVocabulary = vocabulary.filter { !openTypes.contains($0.key) }
+        if let made = lastAutomaton.made.withLock({ $0 }), made.openTypes == openTypes, made.closedVocabulary == closedVocabulary {
+            return made.automaton
+        }
+        let automaton = makeAutomaton(vocabulary: closedVocabulary, openTypes: openTypes)
+        lastAutomaton.made.withLock { $0 = AutomatonOfLastUse.Made(closedVocabulary: closedVocabulary, openTypes: openTypes, automaton: automaton) }
+        return automaton
+    }
+
+    private func makeAutomaton(vocabulary: [String: [String]], openTypes: Set<String>) -> WordAutomaton {
         var table = RuleTable(rules: rules, intents: intents, vocabulary: vocabulary, symbolicVocabulary: false, openTypes: openTypes)
         let ranges = IntegerRanges(intents: intents, rules: table)
         for (name, expansion) in ranges.rules { table.define(name, as: expansion) }

@@ -110,6 +110,25 @@ private let vocabulary = ["playlistTitle": ["Morning Jazz", "Road Trip"], "worko
         }
     }
 
+    /// A catalog keeps the automaton it made last: made again with only an open type's terms
+    /// changed it is the same, and with another open type or other terms of a spelled-out type it
+    /// is made anew and says them (not the last one's).
+    @Test func anOpenTypesTermsLeaveTheAutomatonAsItWas() throws {
+        let catalog = try Package.shipped()
+        let open: Set<String> = ["playlistTitle"]
+        let first = catalog.automaton(vocabulary: ["playlistTitle": ["Morning Jazz"], "workoutName": ["Interval Run"]], openTypes: open)
+        let again = catalog.automaton(vocabulary: ["playlistTitle": ["Road Trip", "Rainy Day"], "workoutName": ["Interval Run"]], openTypes: open)
+        #expect(again == first)
+        let otherWorkout = catalog.automaton(vocabulary: ["playlistTitle": ["Road Trip"], "workoutName": ["Hill Sprints"]], openTypes: open)
+        #expect(otherWorkout != first)
+        #expect(otherWorkout.words.contains("sprints") && !otherWorkout.words.contains("interval"))
+        let closed = catalog.automaton(vocabulary: ["playlistTitle": ["Road Trip"], "workoutName": ["Hill Sprints"]])
+        #expect(closed.words.contains("road") && !closed.words.contains { $0.hasPrefix("{playlistTitle}") })
+        #expect(first.words.contains { $0.hasPrefix("{playlistTitle}") } && !first.words.contains("jazz"))
+        // The same as a catalog that never made one.
+        #expect(try Package.shipped().automaton(vocabulary: ["playlistTitle": ["Road Trip"], "workoutName": ["Hill Sprints"]], openTypes: open) == otherWorkout)
+    }
+
     /// Every sentence the parser tests accept, the automaton accepts; the rejected ones it rejects.
     @Test func parserSentencesAreAccepted() throws {
         let catalog = try #require(Self.both)
