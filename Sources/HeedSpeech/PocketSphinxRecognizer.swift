@@ -312,13 +312,17 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
                 decoder: decoder, lexicon: &lexicon, log: log)
             // Before the search draws its silence and filler loops into every state.
             let saysOneWord = compiled.saysOneWord
+            var openSlots: OpenSlotSearch?
+            if let graph = grammar.wordGraph, !grammar.openSlots.isEmpty {
+                // The terms' words join the decoder when a second pass says them (``decodeOpenSlots``):
+                // adding 22,653 words of 10,000 titles to it took 30% of loading their grammar (callgrind).
+                let phones = try lexicon.pronunciations(of: Set(grammar.openSlots.flatMap { $0.terms.joined() }), source: grammar.name)
+                openSlots = OpenSlotSearch(slots: grammar.openSlots, graph: graph, pronunciation: { phones[$0] })
+            }
             do {
                 try decoder.addSearch(compiled, name: search)
             } catch {
                 throw Self.withLog(error, log.takeRecentErrors())
-            }
-            let openSlots = grammar.wordGraph.flatMap { graph in
-                grammar.openSlots.isEmpty ? nil : OpenSlotSearch(slots: grammar.openSlots, graph: graph, pronunciation: decoder.pronunciation(of:))
             }
             return LoadedGrammar(name: grammar.name, finiteState: compiled, openSlots: openSlots, saysOneWord: saysOneWord)
         }
@@ -347,10 +351,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         case .wordGraph(let sentences):
             let graph = otherSpeech?.beside(sentences) ?? sentences
             let words = Set(graph.arcs.map(\.word)).filter { !Self.isFiller($0) }
-            // An open slot's and the other-speech loop's phone words are said as their phone; the
-            // slot's terms' words are needed by the second pass (``OpenSlotSearch``).
+            // An open slot's and the other-speech loop's phone words are said as their phone.
             for word in words { if let (_, phone) = OpenSlot.parse(word) { lexicon.additional[word] = [phone] } }
-            try lexicon.add(words.union(grammar.openSlots.flatMap { $0.terms.joined() }), to: decoder, source: grammar.name)
+            try lexicon.add(words, to: decoder, source: grammar.name)
             return decoder.finiteStateGrammar(
                 graph, name: grammar.name, alternates: lexicon.alternates(of: words),
                 probability: { [slotProbability = OpenSlotSearch.arcProbability(in: sentences)] arc in
@@ -383,6 +386,25 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             alternates.filter { words.contains($0.key) }
         }
 
+        /// The pronunciation ``add(_:to:source:guessMissing:)`` gives each word, as phones, without
+        /// giving it to the decoder: the first additional one, else the dictionary's first.
+        ///
+        /// - Throws: ``RecognizerError`` `.wordsMissing` naming the words that have none.
+        func pronunciations(of words: Set<String>, source: String) throws(RecognizerError) -> [String: String] {
+            let fromDictionary = words.filter { additional[$0] == nil }
+            var phones: [String: String] = [:]
+            phones.reserveCapacity(words.count)
+            for entry in try PronunciationDictionary(path: dictionaryPath, words: fromDictionary).entries where phones[entry.word] == nil {
+                phones[entry.word] = entry.phones
+            }
+            let missing = fromDictionary.filter { phones[$0] == nil }.sorted()
+            guard missing.isEmpty else {
+                throw RecognizerError(.wordsMissing, "\(source): no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))")
+            }
+            for word in words { if let first = additional[word]?.first { phones[word] = first } }
+            return phones
+        }
+
         /// Gives the decoder a pronunciation for each word it does not know yet: the additional
         /// ones first, else the dictionary's.
         ///
@@ -405,7 +427,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // With the whole dictionary in the decoder, a word still unknown is not in it.
             let fromDictionary: Set<String> = decoderHasDictionary ? [] : new.filter { additional[$0] == nil }
             let dictionary = try PronunciationDictionary(path: dictionaryPath, words: fromDictionary)
-            var missing = decoderHasDictionary ? new.filter { additional[$0] == nil }.sorted() : dictionary.missing(from: fromDictionary.sorted())
+            var missing = decoderHasDictionary ? new.filter { additional[$0] == nil }.sorted() : dictionary.missing(from: fromDictionary).sorted()
             if guessMissing {
                 for word in missing {
                     let phones = GraphemeToPhoneme.guess(word)
@@ -737,7 +759,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         // frees the one it replaces, and a second pass over the whole grammar holds 13 MB of
         // transition tables and lexical trees with 10,000 titles.
         decoder.removeSearch(Self.openSlotSearch)
-        let search = decoder.finiteStateGrammar(graph, name: Self.openSlotSearch, alternates: lexicon.alternates(of: Set(graph.arcs.map(\.word))))
+        let words = Set(graph.arcs.map(\.word)).filter { !Self.isFiller($0) }
+        try lexicon.add(words, to: decoder, source: grammar.name)
+        let search = decoder.finiteStateGrammar(graph, name: Self.openSlotSearch, alternates: lexicon.alternates(of: words))
         try decoder.addSearch(search, name: Self.openSlotSearch)
         var secondLastWords: String?
         let segments = try decode(search: Self.openSlotSearch, lastWords: &secondLastWords)

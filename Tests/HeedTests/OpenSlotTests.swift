@@ -148,6 +148,25 @@ struct OpenSlotTests {
         #expect(!Set(try #require(small.grammar.wordGraph).arcs.map(\.word)).contains(OpenSlot.phoneWord("AA", type: "playlistTitle")))
     }
 
+    /// The terms' words join the decoder only when a second pass says them, but every one is
+    /// checked when the grammar loads: a word nothing pronounces is refused then, by name; given a
+    /// pronunciation, the grammar loads.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func aTermsWordWithoutPronunciationIsRefusedWhenTheGrammarLoads() throws {
+        let catalog = try OpenSlotFixtures.catalog()
+        var titles = try OpenSlotFixtures.titles(OpenSlot.minimumTerms)
+        titles[3] = "zqxjv sunrise"
+        let unsaid = try RecognitionSetup(catalog: catalog, vocabulary: VocabularySnapshot(terms: ["playlistTitle": titles]))
+        #expect(unsaid.grammar.openSlots.map(\.type) == ["playlistTitle"])
+        let error = #expect(throws: RecognizerError.self) { try unsaid.makeRecognizer(configuration: .default, logger: Logger(label: "test")) }
+        #expect(error?.code == .wordsMissing)
+        #expect(error?.message.contains("zqxjv") == true, "\(String(describing: error))")
+        let said = try RecognitionSetup(
+            catalog: catalog, vocabulary: VocabularySnapshot(terms: ["playlistTitle": titles], additionalPronunciations: ["zqxjv": ["Z IH K S"]]))
+        let recognizer = try said.makeRecognizer(configuration: .default, logger: Logger(label: "test"))
+        #expect(recognizer.accepts("play the zqxjv sunrise playlist"))
+    }
+
     /// The answer to "Which playlist?" has the same open slot as the commands.
     @Test func aDialogTurnAboutALargeTypeHasAnOpenSlot() throws {
         let titles = try OpenSlotFixtures.titles(OpenSlot.minimumTerms)
