@@ -413,7 +413,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         /// - Throws: ``RecognizerError`` `.wordsMissing` naming the words that have none, or a
         ///   phone the model does not have; nothing is added then.
         mutating func add(_ words: Set<String>, to decoder: SphinxDecoder, source: String, guessMissing: Bool = false) throws(RecognizerError) {
-            var new = words.subtracting(known)
+            // Not `subtracting`, which goes through `known`: a second pass adds a few words to thousands.
+            var new = words.filter { !known.contains($0) }
             if decoderHasDictionary {
                 // The dictionary's words are in the decoder already, with their alternates.
                 for word in new where decoder.pronunciation(of: word) != nil {

@@ -24,12 +24,13 @@ struct PronunciationDictionary {
         guard !words.isEmpty else { return }
         let stamp = FileStamp(path: path)
         var reading = Self.readings.withLock { $0[path] }.flatMap { $0.stamp == stamp ? $0 : nil }
-        let unread = reading.map { words.subtracting($0.words) } ?? words
+        // Not `subtracting`, which goes through the other set: tens of thousands of words each time.
+        let unread = reading.map { reading in words.filter { !reading.words.contains($0) } } ?? words
         if !unread.isEmpty {
             if let kept = reading, kept.words.count + unread.count <= Reading.wordLimit {
                 reading = try kept.adding(unread, from: Self.read(path: path, words: unread))
             } else {
-                reading = try Reading(stamp: stamp, words: words, entries: Self.read(path: path, words: words))
+                reading = try Reading(stamp: stamp, words: words, read: Self.read(path: path, words: words))
             }
             if let reading, stamp != nil {
                 Self.readings.withLock { readings in
@@ -74,26 +75,28 @@ struct PronunciationDictionary {
 
         let stamp: FileStamp?
         let words: Set<String>
-        /// Each entry with its line and its word without the alternate's number, in file order.
-        let entries: [Entry]
+        /// Each word's entries (itself, then its alternates), with their lines.
+        let entries: [String: [Entry]]
 
-        /// These words' entries, in file order.
+        init(stamp: FileStamp?, words: Set<String>, entries: [String: [Entry]]) {
+            self.stamp = stamp
+            self.words = words
+            self.entries = entries
+        }
+
+        init(stamp: FileStamp?, words: Set<String>, read: [Entry]) {
+            self.init(stamp: stamp, words: words, entries: Dictionary(grouping: read, by: \.base))
+        }
+
+        /// These words' entries, in file order: looked up word by word, as a second pass asks for
+        /// a few hundred among tens of thousands.
         func entries(of words: Set<String>) -> [(word: String, phones: String)] {
-            entries.lazy.filter { words.contains($0.base) }.map { ($0.word, $0.phones) }
+            words.flatMap { entries[$0] ?? [] }.sorted { $0.line < $1.line }.map { ($0.word, $0.phones) }
         }
 
         /// With the entries of a reading of other words.
         func adding(_ words: Set<String>, from read: [Entry]) -> Reading {
-            // Both in file order: merged, so is the whole.
-            var merged: [Entry] = []
-            merged.reserveCapacity(entries.count + read.count)
-            var (old, new) = (entries[...], read[...])
-            while let first = old.first, let other = new.first {
-                if first.line < other.line { merged.append(old.removeFirst()) } else { merged.append(new.removeFirst()) }
-            }
-            merged += old
-            merged += new
-            return Reading(stamp: stamp, words: self.words.union(words), entries: merged)
+            Reading(stamp: stamp, words: self.words.union(words), entries: entries.merging(Dictionary(grouping: read, by: \.base)) { old, _ in old })
         }
     }
 
