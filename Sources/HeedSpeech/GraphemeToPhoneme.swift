@@ -213,6 +213,7 @@ public struct Pronouncer: Sendable {
     /// - Throws: ``RecognizerError`` when the dictionary cannot be read.
     public func pronunciations(_ words: Set<String>) throws(RecognizerError) -> [String: Pronunciation] {
         var result: [String: Pronunciation] = [:]
+        result.reserveCapacity(words.count)
         for (word, phones) in try dictionaryPronunciations(words) {
             result[word] = Pronunciation(word: word, phones: phones, source: .dictionary)
         }

@@ -49,12 +49,14 @@ struct PronunciationDictionary {
     /// The first pronunciation of each word that has an entry, as phones.
     var firstPronunciations: [String: [String]] {
         var result: [String: [String]] = [:]
+        result.reserveCapacity(words.count)
         for entry in entries where result[entry.word] == nil && words.contains(entry.word) {
             // As bytes: 22,653 words' phone strings split as characters took 60 ms; split into
             // slices of their UTF-8 views, 75 million instructions (callgrind).
             var phones = entry.phones
             result[entry.word] = phones.withUTF8 { bytes in
                 var list: [String] = []
+                list.reserveCapacity(bytes.count / 2 + 1)
                 var start = 0
                 for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: " ") {
                     if end > start { list.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
