@@ -387,9 +387,11 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         }
 
         /// The pronunciation ``add(_:to:source:guessMissing:)`` gives each word, as phones, without
-        /// giving it to the decoder: the first additional one, else the dictionary's first.
+        /// giving it to the decoder: the first additional one, else the dictionary's first. Checked
+        /// as `add` checks them, so that adding them later does not fail.
         ///
-        /// - Throws: ``RecognizerError`` `.wordsMissing` naming the words that have none.
+        /// - Throws: ``RecognizerError`` `.wordsMissing` naming the words that have none, or a
+        ///   phone the model does not have.
         func pronunciations(of words: Set<String>, source: String) throws(RecognizerError) -> [String: String] {
             let fromDictionary = words.filter { additional[$0] == nil }
             var phones: [String: String] = [:]
@@ -397,12 +399,22 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             for entry in try PronunciationDictionary(path: dictionaryPath, words: fromDictionary).entries where phones[entry.word] == nil {
                 phones[entry.word] = entry.phones
             }
-            let missing = fromDictionary.filter { phones[$0] == nil }.sorted()
+            try check(missing: fromDictionary.filter { phones[$0] == nil }.sorted(), additionalOf: words, source: source)
+            for word in words { if let first = additional[word]?.first { phones[word] = first } }
+            return phones
+        }
+
+        /// Throws when a word has no pronunciation, or one of `words`' additional ones uses a phone
+        /// the model does not have.
+        private func check(missing: [String], additionalOf words: Set<String>, source: String) throws(RecognizerError) {
             guard missing.isEmpty else {
                 throw RecognizerError(.wordsMissing, "\(source): no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))")
             }
-            for word in words { if let first = additional[word]?.first { phones[word] = first } }
-            return phones
+            for (word, variants) in additional where words.contains(word) {
+                for phones in variants where (try? GraphemeToPhoneme.validatePhones(phones)) == nil {
+                    throw RecognizerError(.wordsMissing, "the pronunciation \"\(phones)\" of \"\(word)\" uses a phone the model does not have")
+                }
+            }
         }
 
         /// Gives the decoder a pronunciation for each word it does not know yet: the additional
@@ -436,15 +448,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
                 }
                 missing = []
             }
-            guard missing.isEmpty else {
-                throw RecognizerError(
-                    .wordsMissing, "\(source): no pronunciation in \(dictionaryPath) for: \(missing.joined(separator: ", "))")
-            }
-            for (word, variants) in additional where new.contains(word) {
-                for phones in variants where (try? GraphemeToPhoneme.validatePhones(phones)) == nil {
-                    throw RecognizerError(.wordsMissing, "the pronunciation \"\(phones)\" of \"\(word)\" uses a phone the model does not have")
-                }
-            }
+            try check(missing: missing, additionalOf: new, source: source)
             for entry in dictionary.entries {
                 guard decoder.addWord(entry.word, phones: entry.phones, update: false) else {
                     throw RecognizerError(.wordsMissing, "\(source): PocketSphinx refused the dictionary's pronunciation of \"\(entry.word)\": \(entry.phones)")

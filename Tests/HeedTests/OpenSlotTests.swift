@@ -149,8 +149,8 @@ struct OpenSlotTests {
     }
 
     /// The terms' words join the decoder only when a second pass says them, but every one is
-    /// checked when the grammar loads: a word nothing pronounces is refused then, by name; given a
-    /// pronunciation, the grammar loads.
+    /// checked when the grammar loads: a word nothing pronounces is refused then, by name, and so
+    /// is a pronunciation with a phone the model lacks; given a right one, the grammar loads.
     @Test(.enabled(if: Fixtures.hasPocketSphinx))
     func aTermsWordWithoutPronunciationIsRefusedWhenTheGrammarLoads() throws {
         let catalog = try OpenSlotFixtures.catalog()
@@ -161,6 +161,10 @@ struct OpenSlotTests {
         let error = #expect(throws: RecognizerError.self) { try unsaid.makeRecognizer(configuration: .default, logger: Logger(label: "test")) }
         #expect(error?.code == .wordsMissing)
         #expect(error?.message.contains("zqxjv") == true, "\(String(describing: error))")
+        let unknownPhone = try RecognitionSetup(
+            catalog: catalog, vocabulary: VocabularySnapshot(terms: ["playlistTitle": titles], additionalPronunciations: ["zqxjv": ["Z IH QQ S"]]))
+        let phoneError = #expect(throws: RecognizerError.self) { try unknownPhone.makeRecognizer(configuration: .default, logger: Logger(label: "test")) }
+        #expect(phoneError?.message.contains("a phone the model does not have") == true, "\(String(describing: phoneError))")
         let said = try RecognitionSetup(
             catalog: catalog, vocabulary: VocabularySnapshot(terms: ["playlistTitle": titles], additionalPronunciations: ["zqxjv": ["Z IH K S"]]))
         let recognizer = try said.makeRecognizer(configuration: .default, logger: Logger(label: "test"))
