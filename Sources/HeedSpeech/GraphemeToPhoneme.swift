@@ -199,14 +199,6 @@ public struct Pronouncer: Sendable {
         self.dictionaryPath = dictionaryPath
     }
 
-    /// The dictionary's first pronunciation of each of `words` that it has.
-    /// - Parameter words: Lower-case words.
-    /// - Returns: word → phones, for the words the dictionary has.
-    /// - Throws: ``RecognizerError`` when the dictionary cannot be read.
-    public func dictionaryPronunciations(_ words: Set<String>) throws(RecognizerError) -> [String: [String]] {
-        try Pronunciations.phones(of: words, dictionaryPath: dictionaryPath)
-    }
-
     /// Each word's pronunciation: the dictionary's, else espeak-ng's guess.
     /// - Parameter words: Lower-case words.
     /// - Returns: word → pronunciation; a word neither gives a pronunciation is missing.
@@ -214,7 +206,7 @@ public struct Pronouncer: Sendable {
     public func pronunciations(_ words: Set<String>) throws(RecognizerError) -> [String: Pronunciation] {
         var result: [String: Pronunciation] = [:]
         result.reserveCapacity(words.count)
-        for (word, phones) in try dictionaryPronunciations(words) {
+        for (word, phones) in try Pronunciations.phones(of: words, dictionaryPath: dictionaryPath) {
             result[word] = Pronunciation(word: word, phones: phones, source: .dictionary)
         }
         for word in words where result[word] == nil {

@@ -242,18 +242,7 @@ struct OpenSlotSearch {
     /// model does not have is left out. Read as bytes: every term of a large vocabulary is read
     /// this way when its grammar is loaded (a string per phone took 60 ms for 10,000 titles).
     static func codes(ofPhones pronunciation: String) -> [UInt8] {
-        // Over the bytes themselves: split into slices of the string's UTF-8 view, 22,653 words
-        // took 145 million instructions (callgrind), the codes of a phone's bytes a tenth of it.
-        var pronunciation = pronunciation
-        return pronunciation.withUTF8 { bytes in
-            var codes: [UInt8] = []
-            var start = 0
-            for end in 0...bytes.count where end == bytes.count || bytes[end] == UInt8(ascii: " ") {
-                if let code = code(ofPhone: UnsafeBufferPointer(rebasing: bytes[start..<end])) { codes.append(code) }
-                start = end + 1
-            }
-            return codes
-        }
+        pronunciation.phoneFields(code(ofPhone:))
     }
 
     /// A phone's index into ``ModelPhones/speech``, or `nil`.
