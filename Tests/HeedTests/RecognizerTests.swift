@@ -308,28 +308,47 @@ struct RecognizerTests {
         let alone = try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = nil }
         let expected = try audio.map { try alone.recognize($0) }
         let pool = PhoneLoopHelpers(limit: 1)
-        let outcomes = Mutex<[(thread: Int, file: Int, result: RecognitionResult, beside: Bool)]>([])
-        let failures = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 3) { thread in
-            do {
-                // A recognizer of its own on each thread.
-                let recognizer = try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = pool }
-                var generator = SeededGenerator(seed: UInt64(thread))
-                for round in 0..<2 {
-                    // Each thread in its own order, so that different utterances meet.
-                    for index in audio.indices.shuffled(using: &generator) where round >= 0 {
-                        let samples = audio[index]
-                        let result = try recognizer.recognize(samples)
-                        outcomes.withLock { $0.append((thread, index, result, recognizer.phoneLoopRanBeside)) }
+        final class Reports: Sendable {
+            let outcomes = Mutex<[(thread: Int, file: Int, result: RecognitionResult, beside: Bool)]>([])
+            let failures = Mutex<[String]>([])
+        }
+        let reports = Reports()
+        // Threads of their own, which start hearing together once each has its recognizer:
+        // Dispatch's workers, shared with the suites running beside this one, may run the three
+        // one after another, and then the helper is always free.
+        let threads = 3
+        let made = DispatchGroup()
+        let finished = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
+        for thread in 0..<threads {
+            made.enter()
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                let recognizer = Result { try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = pool } }
+                made.leave()
+                start.wait()
+                do {
+                    let recognizer = try recognizer.get()
+                    var generator = SeededGenerator(seed: UInt64(thread))
+                    for _ in 0..<2 {
+                        // Each thread in its own order, so that different utterances meet.
+                        for index in audio.indices.shuffled(using: &generator) {
+                            let result = try recognizer.recognize(audio[index])
+                            reports.outcomes.withLock { $0.append((thread, index, result, recognizer.phoneLoopRanBeside)) }
+                        }
                     }
+                } catch {
+                    reports.failures.withLock { $0.append("thread \(thread): \(error)") }
                 }
-            } catch {
-                failures.withLock { $0.append("thread \(thread): \(error)") }
             }
         }
-        #expect(failures.withLock { $0 } == [])
-        let all = outcomes.withLock { $0 }
-        #expect(all.count == 3 * 2 * files.count)
+        made.wait()
+        for _ in 0..<threads { start.signal() }
+        finished.wait()
+        #expect(reports.failures.withLock { $0 } == [])
+        let all = reports.outcomes.withLock { $0 }
+        #expect(all.count == threads * 2 * files.count)
         for outcome in all {
             let want = expected[outcome.file]
             #expect(outcome.result.text == want.text, "\(files[outcome.file]) on thread \(outcome.thread)")
