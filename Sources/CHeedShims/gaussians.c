@@ -151,6 +151,8 @@ typedef struct {
      * most `max_steps` to 0 and never rises: its entry d is then the number of `step_ends`
      * above d, and `log_table_size` its length. */
     int wide;
+    /* Whether the AVX2 code runs: the CPU has it and the caller did not ask for the baseline. */
+    int avx2;
     int steps;
     int32 step_ends[max_steps];
     int32 log_table_size;
@@ -198,10 +200,10 @@ static void regroup(heed_scoring *scoring, const sphinx_ptm *model, int back) {
 /* The distance of `z` to every density of one codebook's stream, as PocketSphinx sums it: from
  * the log determinant, each dimension in order subtracts (z - mean)^2 * precision. Four groups
  * of eight at a time. `maxima` gets each group's greatest. */
-__attribute__((target_clones("avx2", "default")))
-static void all_distances(const float *z, const float *means, const float *precisions,
-                          const float *log_determinant, int32 length, int32 densities, float *out,
-                          float *maxima) {
+static inline __attribute__((always_inline)) void
+all_distances(const float *z, const float *means, const float *precisions,
+              const float *log_determinant, int32 length, int32 densities, float *out,
+              float *maxima) {
     const size_t group_floats = (size_t)length * group_size;
     for (int32 d = 0; d < densities; d += groups_at_once * group_size) {
         const float *mean = means + (size_t)(d / group_size) * group_floats;
@@ -224,6 +226,21 @@ static void all_distances(const float *z, const float *means, const float *preci
             maxima[d / group_size + k] = __builtin_reduce_max(sum[k]);
         }
     }
+}
+
+/* `all_distances` compiled for AVX2, and for the baseline (SSE2) that every x86-64 CPU has: the
+ * same operations in the same order, so the same distances. */
+__attribute__((target("avx2")))
+static void all_distances_avx2(const float *z, const float *means, const float *precisions,
+                               const float *log_determinant, int32 length, int32 densities,
+                               float *out, float *maxima) {
+    all_distances(z, means, precisions, log_determinant, length, densities, out, maxima);
+}
+
+static void all_distances_baseline(const float *z, const float *means, const float *precisions,
+                                   const float *log_determinant, int32 length, int32 densities,
+                                   float *out, float *maxima) {
+    all_distances(z, means, precisions, log_determinant, length, densities, out, maxima);
 }
 
 /* The distances of the densities `top` names, four side by side, in the same order and
@@ -361,8 +378,9 @@ static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t 
             sphinx_top_entry *top = model->current->top[c][s];
             float previous[count];
             if (active) {
-                all_distances(feature[s], means, precisions, log_determinant, length, g->densities,
-                              scoring->distances, scoring->maxima);
+                (scoring->avx2 ? all_distances_avx2 : all_distances_baseline)(
+                    feature[s], means, precisions, log_determinant, length, g->densities,
+                    scoring->distances, scoring->maxima);
                 for (int i = 0; i < count; ++i) {
                     previous[i] = scoring->distances[top[i].density];
                 }
@@ -661,7 +679,7 @@ static const sphinx_ptm *checked_model(ps_decoder_t *decoder) {
     return model;
 }
 
-int heed_scoring_install(void *raw) {
+int heed_scoring_install(void *raw, int avx2) {
     ps_decoder_t *decoder = raw;
     const sphinx_ptm *model = checked_model(decoder);
     if (model == NULL) {
@@ -713,7 +731,8 @@ int heed_scoring_install(void *raw) {
     /* The 16-bit lanes of `score_run_wide` hold every sum: at most a weight and the most
      * negative score a stream, and a difference within the table. */
     const int fits = g->streams * (255 + most_negative_score) <= INT16_MAX && table->table_size <= INT16_MAX;
-    scoring->wide = falls && fits && __builtin_cpu_supports("avx2");
+    scoring->avx2 = avx2 && __builtin_cpu_supports("avx2");
+    scoring->wide = falls && fits && scoring->avx2;
     regroup(scoring, model, 0);
     sphinx_mgau *mgau = ((const sphinx_decoder_head *)decoder)->acoustic_model->mgau;
     scoring->original = mgau->functions;

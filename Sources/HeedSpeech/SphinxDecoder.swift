@@ -68,8 +68,9 @@ final class SphinxDecoder {
     ///
     /// `-scoring heed` (the default) gives the decoder Heed's evaluator of the acoustic model
     /// (`heed_scoring_install`, CHeedShims/gaussians.c): PocketSphinx's senone scores, bit for bit,
-    /// at a fraction of the CPU. `-scoring pocketsphinx` keeps PocketSphinx's own, for comparison.
-    /// A model the evaluator cannot take keeps PocketSphinx's own either way.
+    /// at a fraction of the CPU. `-scoring pocketsphinx` keeps PocketSphinx's own, for comparison;
+    /// `-scoring heed-baseline` runs Heed's evaluator without its AVX2 code, as a CPU without AVX2
+    /// does. A model the evaluator cannot take keeps PocketSphinx's own either way.
     ///
     /// `-keepscores yes` keeps each utterance's senone scores in memory (``takeScores()``) for a
     /// decoder that never hears the audio to search (``decodeScores(_:search:)``), where
@@ -84,7 +85,7 @@ final class SphinxDecoder {
         } else {
             ditherSeed = nil
         }
-        let scoring = try Self.takeHeedFlag("-scoring", from: &arguments, values: ["heed", "pocketsphinx"])
+        let scoring = try Self.takeHeedFlag("-scoring", from: &arguments, values: ["heed", "pocketsphinx", "heed-baseline"])
         let keepScores = try Self.takeHeedFlag("-keepscores", from: &arguments, values: ["no", "yes"])
         let flat = arguments.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
         let config: OpaquePointer? = withCStrings(["heed"] + flat) { argv in
@@ -99,7 +100,7 @@ final class SphinxDecoder {
             throw RecognizerError(.decoderInitFailed, "PocketSphinx could not load the acoustic model (see --verbose for its log)")
         }
         self.raw = decoder
-        scoresWithHeed = scoring == "heed" && heed_scoring_install(UnsafeMutableRawPointer(decoder)) == 0
+        scoresWithHeed = scoring != "pocketsphinx" && heed_scoring_install(UnsafeMutableRawPointer(decoder), scoring == "heed" ? 1 : 0) == 0
         wholeUtteranceMean = ps_get_feat(decoder)?.pointee.cmn ?? CMN_BATCH
         keepsScores = keepScores == "yes" && heed_write_scores(UnsafeMutableRawPointer(decoder), nil) == 0
         scoreBytes = keepsScores ? .allocate(capacity: 1) : nil
@@ -114,7 +115,8 @@ final class SphinxDecoder {
     private static func takeHeedFlag(_ flag: String, from arguments: inout [String: String], values: [String]) throws(RecognizerError) -> String {
         let value = arguments.removeValue(forKey: flag) ?? values[0]
         guard values.contains(value) else {
-            throw RecognizerError(.decoderInitFailed, "\(flag.dropFirst()) must be \(values.joined(separator: " or ")), not \(value)")
+            let choices = values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1]
+            throw RecognizerError(.decoderInitFailed, "\(flag.dropFirst()) must be \(choices), not \(value)")
         }
         return value
     }

@@ -84,7 +84,8 @@ struct RecognizerOptions: ParsableArguments {
             "A PocketSphinx flag for experiments, e.g. --decoder-option beam=1e-40 (repeatable).",
             discussion: """
                 scoring=pocketsphinx is Heed's own: PocketSphinx scores the acoustic model instead of \
-                Heed's evaluator (the same scores, about twice the CPU; docs/RECOGNITION.md).
+                Heed's evaluator (the same scores, about twice the CPU; docs/RECOGNITION.md); \
+                scoring=heed-baseline runs Heed's evaluator without AVX2, as older CPUs do.
                 """,
             valueName: "flag=value"
         )

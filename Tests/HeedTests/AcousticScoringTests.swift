@@ -76,23 +76,27 @@ struct AcousticScoringTests {
         let folder = try TemporaryFolder.make().path
         var heard: [String: [String]] = [:]
         var scores: [String: [String: Data]] = [:]
-        for scoring in ["heed", "pocketsphinx"] {
+        // Heed's evaluator as this CPU runs it, and without AVX2 as older CPUs do.
+        for scoring in ["heed", "heed-baseline", "pocketsphinx"] {
             let scoreFolder = folder + "/" + scoring
             try FileManager.default.createDirectory(atPath: scoreFolder, withIntermediateDirectories: true)
             let decoder = try Self.decoder(scoring: scoring, folder: scoreFolder, everySenone: everySenone)
-            #expect(decoder.scoresWithHeed == (scoring == "heed"))
+            #expect(decoder.scoresWithHeed == (scoring != "pocketsphinx"))
             heard[scoring] = try Self.decodeAll(decoder, recordings)
             let files = try FileManager.default.contentsOfDirectory(atPath: scoreFolder).filter { $0.hasSuffix(".sen") }
             scores[scoring] = try Dictionary(uniqueKeysWithValues: files.map { ($0, try Data(contentsOf: URL(fileURLWithPath: scoreFolder + "/" + $0))) })
         }
-        let (heed, pocketsphinx) = (try #require(scores["heed"]), try #require(scores["pocketsphinx"]))
-        #expect(heed.count == recordings.count * 3)
-        #expect(Set(heed.keys) == Set(pocketsphinx.keys))
-        for (file, data) in heed.sorted(by: { $0.key < $1.key }) {
-            #expect(data.count > 1_000, "\(file) holds \(data.count) bytes")
-            #expect(data == pocketsphinx[file], "the scores of utterance \(file) differ")
+        let pocketsphinx = try #require(scores["pocketsphinx"])
+        for scoring in ["heed", "heed-baseline"] {
+            let heed = try #require(scores[scoring])
+            #expect(heed.count == recordings.count * 3)
+            #expect(Set(heed.keys) == Set(pocketsphinx.keys))
+            for (file, data) in heed.sorted(by: { $0.key < $1.key }) {
+                #expect(data.count > 1_000, "\(file) holds \(data.count) bytes")
+                #expect(data == pocketsphinx[file], "the scores of utterance \(file) differ (\(scoring))")
+            }
+            #expect(heard[scoring] == heard["pocketsphinx"])
         }
-        #expect(heard["heed"] == heard["pocketsphinx"])
         #expect(heard["heed"]?.first == "pause")
     }
 

@@ -13,9 +13,11 @@ void heed_sphinx_set_log_handler(heed_log_handler handler, void *context);
 
 /// Gives the decoder Heed's evaluator of its acoustic model (gaussians.c): the same senone
 /// scores as PocketSphinx's own `ptm_mgau_frame_eval`, computed across each codebook's densities
-/// at once. `decoder` is a `ps_decoder_t *`. Returns 0 when installed, -1 when the decoder keeps
-/// PocketSphinx's scoring (a model that is not PTM, or layouts unlike Debian's 0.8+5prealpha).
-int heed_scoring_install(void *decoder);
+/// at once. `decoder` is a `ps_decoder_t *`. With `avx2` 0 it runs only the baseline code every
+/// x86-64 CPU has (SSE2), as on a CPU without AVX2; otherwise AVX2 where the CPU has it. Returns
+/// 0 when installed, -1 when the decoder keeps PocketSphinx's scoring (a model that is not PTM,
+/// or layouts unlike Debian's 0.8+5prealpha).
+int heed_scoring_install(void *decoder, int avx2);
 
 /// Writes the senone scores of the decoder's current utterance to `file`, frame after frame, as
 /// `-senlogdir` writes them to a file of its own (`ps_decode_senscr` reads them); the decoder
