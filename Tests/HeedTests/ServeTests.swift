@@ -71,6 +71,8 @@ struct ServeTests {
         /// Text read from a pipe as it comes.
         final class Collected: Sendable {
             let text = Mutex("")
+            /// Signalled once the pipe reached end-of-file: every byte the service wrote is in `text`.
+            private let ended = DispatchSemaphore(value: 0)
 
             /// Reads `handle` on a thread of its own until end-of-file.
             ///
@@ -88,8 +90,15 @@ struct ServeTests {
                         self.text.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
                     }
                     withExtendedLifetime(handle) {}
+                    self.ended.signal()
                 }
                 reader.start()
+            }
+
+            /// Waits for end-of-file once the service has exited, so its last lines are read; the
+            /// limit only covers a child of the service that kept the pipe open.
+            func drain(limit: Double = 10) {
+                if ended.wait(timeout: .now() + limit) == .success { ended.signal() }
             }
         }
         private let output: Collected
@@ -130,7 +139,10 @@ struct ServeTests {
             let end = Date().addingTimeInterval(limit)
             while Date() < end {
                 if events.contains(text) { return true }
-                if !process.isRunning { return events.contains(text) }
+                if !process.isRunning {
+                    output.drain()
+                    return events.contains(text)
+                }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             return false
@@ -146,6 +158,8 @@ struct ServeTests {
         func stop() -> Int32 {
             if process.isRunning { kill(process.processIdentifier, SIGTERM) }
             process.waitUntilExit()
+            output.drain()
+            errors.drain()
             return process.terminationStatus
         }
     }
