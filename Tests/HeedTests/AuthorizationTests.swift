@@ -283,7 +283,7 @@ struct AuthorizationTests {
     @Test func concurrentWritersInOneProcessLoseNothing() throws {
         let store = try Self.store()
         let count = 32
-        DispatchQueue.concurrentPerform(iterations: count) { index in
+        Concurrently.run(count) { index in
             let app = "org.test.app\(index)"
             do {
                 try store.record(index.isMultiple(of: 2) ? .authorized : .denied, for: app, .siri)

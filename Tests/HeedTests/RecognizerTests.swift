@@ -313,39 +313,26 @@ struct RecognizerTests {
             let failures = Mutex<[String]>([])
         }
         let reports = Reports()
-        // Threads of their own, which start hearing together once each has its recognizer:
-        // Dispatch's workers, shared with the suites running beside this one, may run the three
-        // one after another, and then the helper is always free.
+        // Threads that start hearing together once each has its recognizer: Dispatch's workers,
+        // shared with the suites running beside this one, may run three one after another, and
+        // then the helper is always free.
         let threads = 3
-        let made = DispatchGroup()
-        let finished = DispatchGroup()
-        let start = DispatchSemaphore(value: 0)
-        for thread in 0..<threads {
-            made.enter()
-            finished.enter()
-            Thread.detachNewThread {
-                defer { finished.leave() }
-                let recognizer = Result { try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = pool } }
-                made.leave()
-                start.wait()
-                do {
-                    let recognizer = try recognizer.get()
-                    var generator = SeededGenerator(seed: UInt64(thread))
-                    for _ in 0..<2 {
-                        // Each thread in its own order, so that different utterances meet.
-                        for index in audio.indices.shuffled(using: &generator) {
-                            let result = try recognizer.recognize(audio[index])
-                            reports.outcomes.withLock { $0.append((thread, index, result, recognizer.phoneLoopRanBeside)) }
-                        }
+        Concurrently.run(threads, prepare: { _ in Result { try Fixtures.recognizer(grammar: grammar) { $0.phoneLoopHelpers = pool } } }) {
+            thread, recognizer in
+            do {
+                let recognizer = try recognizer.get()
+                var generator = SeededGenerator(seed: UInt64(thread))
+                for _ in 0..<2 {
+                    // Each thread in its own order, so that different utterances meet.
+                    for index in audio.indices.shuffled(using: &generator) {
+                        let result = try recognizer.recognize(audio[index])
+                        reports.outcomes.withLock { $0.append((thread, index, result, recognizer.phoneLoopRanBeside)) }
                     }
-                } catch {
-                    reports.failures.withLock { $0.append("thread \(thread): \(error)") }
                 }
+            } catch {
+                reports.failures.withLock { $0.append("thread \(thread): \(error)") }
             }
         }
-        made.wait()
-        for _ in 0..<threads { start.signal() }
-        finished.wait()
         #expect(reports.failures.withLock { $0 } == [])
         let all = reports.outcomes.withLock { $0 }
         #expect(all.count == threads * 2 * files.count)

@@ -329,7 +329,7 @@ struct ServeTests {
 
         // Two clients at once, one streaming, one with a file.
         let outcomes = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
+        Concurrently.run(2) { index in
             let arguments = index == 0 ? ["transcribe", Self.recording, "--json", "--stream", "--partial"] : ["transcribe", Self.recording, "--json"]
             let run = try? setup.client(arguments)
             let text = run.flatMap { Self.finalLine($0.output)?["transcription"] as? String } ?? "failed: \(run?.error ?? "")"

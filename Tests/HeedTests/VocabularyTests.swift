@@ -531,7 +531,7 @@ struct VocabularyCommandLineTests {
     func parallelProcessesLoseNothing() throws {
         let cli = try VocabCLI()
         let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
-        DispatchQueue.concurrentPerform(iterations: words.count) { index in
+        Concurrently.run(words.count) { index in
             for round in 0..<4 {
                 _ = try? cli("vocab", "add", "--app", "org.heed.notes", "--type", "listItem", "\(words[index]) \(words[round])")
             }
