@@ -74,13 +74,15 @@ def peak_energy(samples):
                 for i in range(0, max(1, len(samples) - PEAK_FRAME + 1), PEAK_FRAME)), default=0)
 
 
-def with_noise(speech, speech_peak, noise, snr):
+def with_noise(speech, speech_peak, noise, snr, envelope=None):
     """`speech` with `noise` looped under all of it, scaled once so that the speech's peak energy
     (`speech_peak`, e.g. the median over the recordings in it) is `snr` dB above the noise's; the
-    whole scaled down if it would clip. The noise starts at an offset drawn with seed 2026."""
+    whole scaled down if it would clip. The noise starts at an offset drawn with seed 2026.
+    `envelope`, if given, is a further gain for the noise at each sample (1 keeps the SNR)."""
     gain = math.sqrt(speech_peak / (peak_energy(noise) * 10 ** (snr / 10)))
     offset = random.Random(2026).randrange(len(noise))
-    mixed = [speech[i] + gain * noise[(offset + i) % len(noise)] for i in range(len(speech))]
+    mixed = [speech[i] + gain * (envelope[i] if envelope else 1) * noise[(offset + i) % len(noise)]
+             for i in range(len(speech))]
     scale = min(1.0, 32767 / max(1.0, max(abs(x) for x in mixed)))
     return [x * scale for x in mixed]
 

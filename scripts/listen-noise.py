@@ -5,6 +5,7 @@ usage: scripts/listen-noise.py HEED CORPORA [--snr clean,24,12,6] [--orders 60] 
        scripts/listen-noise.py HEED CORPORA --wake [--wake-threshold T] [--snr clean,24,12,6] [--orders 60] [--modes off]
        scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P [--wake-threshold T]] [--snr clean,12] [--modes off]
        scripts/listen-noise.py HEED CORPORA … [--pause SECONDS] [--listen-options "--hesitation 0.5"]
+       scripts/listen-noise.py HEED CORPORA --step DB [--noise WAV] [--snr 12] [--modes auto]
 
 Builds one recording per SNR from the first --orders orders of CORPORA/picovoice_barista (sorted by
 file name; 0 for all 309), each followed by 1.5 s of nothing, with the benchmark's kitchen noise
@@ -33,6 +34,12 @@ order of their manifests, each followed by 1.5 s of nothing, heard with the ship
 prints how many, per hour, and their words by set. With --wake-phrase it listens for that phrase
 (`--activation wake`) and also counts the wakes, per hour and by set. (The runs of real commands are negatives as
 a whole; a listener that hears one command of a run on its own hears something that was said.)
+
+With --step DB, the room grows louder before each order: 3 s of the noise DB dB quieter than the
+SNR says, then the noise at its level for 1 s before the order and for 11 s after it (longer than
+the listener lets an utterance last, so the noise's fall never ends one), then the next order's
+quiet. A fan or a television switched on just before someone speaks. --noise WAV (16 kHz mono)
+replaces the kitchen noise, here and in every other stream.
 
 With --talk-before S, each order comes S seconds after a piece of other talk: Debian's LibriVox
 sentences cut at a quiet frame every 2 to 3 s, so that the talk stops mid-sentence (the pieces
@@ -64,12 +71,17 @@ parser.add_argument("--modes", default="off,auto,on")
 parser.add_argument("--pause", type=float, help="seconds of nothing in the middle of each order")
 parser.add_argument("--talk-before", type=float, metavar="S",
                     help="each order follows a piece of read speech that stops mid-sentence S seconds before it")
+parser.add_argument("--noise", metavar="WAV", help="this noise instead of the benchmark's kitchen noise")
+parser.add_argument("--step", type=float, metavar="DB",
+                    help="before each order 4 s of the noise DB dB quieter, rising to its level 1 s before the order")
 parser.add_argument("--listen-options", default="", help="more arguments for heed listen, as one string")
 args = parser.parse_args()
 if args.wake and args.talk:
     parser.error("--wake and --talk build different streams: give one")
 if args.talk_before is not None and (args.talk or args.wake):
     parser.error("--talk-before goes with the orders stream")
+if args.step is not None and (args.talk or args.wake):
+    parser.error("--step goes with the orders stream")
 if args.wake_phrase and not args.talk:
     parser.error("--wake-phrase goes with --talk (--wake uses each recording's own phrase)")
 
@@ -163,9 +175,12 @@ points = pause_points([path for _, _, _, items in groups for path, _ in items]) 
 if args.pause:
     print(f"pause of {args.pause:g} s in {len(points)} of {sum(len(items) for _, _, _, items in groups)} recordings", file=sys.stderr)
 
+# With --step: 3 s of the quieter room, 1 s of the louder one before the order, 11 s of it after
+# (longer than an utterance may last, so the louder room's end never ends an utterance).
+STEP_QUIET, STEP_LEAD, STEP_AFTER = 4 * RATE, RATE, 11 * RATE
 streams, peaks = [], []
 for name, extra, before, items in groups:
-    speech, spans = [], []
+    speech, spans, envelope = [], [], []
     for path, label in items:
         samples = read(path)
         if path in points:
@@ -179,21 +194,27 @@ for name, extra, before, items in groups:
             speech += before + [0] * int(0.7 * RATE)
         if pieces:
             speech += pieces[len(spans) % len(pieces)] + [0] * int(args.talk_before * RATE)
-        spans.append((start / RATE, (len(speech) + len(samples) + GAP) / RATE, label))
-        speech += samples + [0] * GAP
-    streams.append((name, extra, speech, spans))
+        if args.step is not None:
+            quiet = 10 ** (-args.step / 20)
+            envelope += [1.0] * (len(speech) - len(envelope)) + [quiet] * (STEP_QUIET - STEP_LEAD) + [1.0] * STEP_LEAD
+            speech += [0] * STEP_QUIET
+        after = GAP if args.step is None else STEP_AFTER
+        spans.append((start / RATE, (len(speech) + len(samples) + after) / RATE, label))
+        speech += samples + [0] * after
+    envelope += [1.0] * (len(speech) - len(envelope))
+    streams.append((name, extra, speech, spans, envelope if args.step is not None else None))
 speech_peak = statistics.median(peaks)
-noise = read(os.path.join(barista, "noise", "kitchen.wav"))
+noise = read(args.noise or os.path.join(barista, "noise", "kitchen.wav"))
 work = work_folder("heed-listen-noise-")
 
 for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
     for mode in args.modes.split(","):
         totals = {}
-        for name, extra, speech, spans in streams:
+        for name, extra, speech, spans, envelope in streams:
             stream = os.path.join(work, f"{name}-{'clean' if snr is None else f'{snr:g}'}.wav")
             if not os.path.exists(stream):
                 # Mixed once per SNR; every --denoise mode hears the same file.
-                write_16k(stream, speech if snr is None else with_noise(speech, speech_peak, noise, snr))
+                write_16k(stream, speech if snr is None else with_noise(speech, speech_peak, noise, snr, envelope))
             events = listen(stream, extra, mode)
             finals = [e for e in events if e["event"] == "final"]
             wakes = [e for e in events if e["event"] == "wake"]
