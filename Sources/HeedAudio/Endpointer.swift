@@ -87,6 +87,9 @@ public struct Endpointer: Sendable {
             case tooLong
             /// The stream ended during speech.
             case streamEnded
+            /// The recognizer heard only silence and noise in it (``Endpointer/endAsNoise()``): the
+            /// room grew louder (a tap, a fan, a television switched on), nobody spoke.
+            case noise
         }
 
         /// The samples: the pre-roll, the speech and `tentativeSilence` of the quiet after it.
@@ -285,18 +288,34 @@ public struct Endpointer: Sendable {
         let quietFrames = min(frames(quiet), framesSeen - current.startFrame)
         current.lastSpeechFrame = framesSeen - 1 - quietFrames
         current.quietFrames = quietFrames
-        let noise = current.samples.suffix(quietFrames * Self.frameLength)
-        let noiseFrames = stride(from: noise.startIndex, to: noise.endIndex, by: Self.frameLength).map {
+        learnNoise(current.samples.suffix(quietFrames * Self.frameLength))
+        return .speechEnded(utterance(current, ending: .sentenceEnded))
+    }
+
+    /// Ends the utterance in progress as noise: the recognizer heard nothing but silence and noise
+    /// since it started, so what started it was the room growing louder, not a voice. The noise
+    /// floor rises to what was heard since the start, so that the same noise does not start
+    /// another utterance, while speech over it does. `nil` when no utterance is in progress.
+    public mutating func endAsNoise() -> Event? {
+        guard let current = speech else { return nil }
+        speech = nil
+        let started = (current.startFrame - current.firstFrame) * Self.frameLength
+        learnNoise(current.samples.dropFirst(started))
+        return .speechEnded(utterance(current, ending: .noise))
+    }
+
+    /// After speech held open by noise: the floor rises to `noise`'s median frame level less
+    /// `continueThreshold` (never falls), and its last frames are the next utterance's pre-roll.
+    private mutating func learnNoise(_ noise: ArraySlice<Int16>) {
+        let noiseFrames = stride(from: noise.startIndex, to: noise.endIndex - Self.frameLength + 1, by: Self.frameLength).map {
             Array(noise[$0..<($0 + Self.frameLength)])
         }
         let levels = noiseFrames.map(Self.level).sorted()
         if !levels.isEmpty {
             noiseFloor = max(noiseFloor ?? levels[0], levels[levels.count / 2] - configuration.continueThreshold)
         }
-        // What came after the words is the next utterance's pre-roll.
         recent = Array(noiseFrames.suffix(frames(configuration.preRoll) + frames(configuration.minimumSpeechStart)))
         run = 0
-        return .speechEnded(utterance(current, ending: .sentenceEnded))
     }
 
     /// The utterance: everything up to `tentativeSilence` after the last speech frame.

@@ -161,6 +161,11 @@ public protocol SpeechRecognizer: AnyObject {
     /// sentence of the active grammar; `nil` while they are not one, or speech goes on.
     var liveQuietAfterSentence: Double? { get }
 
+    /// Seconds the live pass has heard only silence and noise, from the utterance's first sample
+    /// to the frame just decoded; `nil` once its best path holds a word or speech the grammar
+    /// cannot say.
+    var liveQuietWithoutWords: Double? { get }
+
     /// Whether the live pass's best words so far begin a sentence of the active grammar without
     /// being one ("set a timer for"): the speaker has more to say.
     var liveSentenceUnfinished: Bool { get }

@@ -76,6 +76,11 @@ public actor Listener {
         /// grammar ("set a timer for …"): people stop mid-command to think. No more than
         /// ``Endpointer/Configuration-swift.struct/endSilence`` turns the wait off.
         public var unfinishedEndSilence: Double = 1.5
+        /// An utterance whose live pass has heard only silence and noise for this many seconds
+        /// after speech started ends as noise: the room grew louder (a tap, a fan, a television
+        /// switched on) and nobody spoke, and the endpointer learns the new level (docs/LISTEN.md,
+        /// "A room that grows louder"). Longer than a first word takes to reach the live path. 0: never.
+        public var noiseOnset: Double = 0.6
         /// Always-on: seconds after an unsure command (rejected at ``alwaysOnThreshold``, not at
         /// ``windowThreshold``) in which the next utterance, if it says the same command again (the
         /// same intent with the same values), is held to ``windowThreshold``. People say again what
@@ -427,6 +432,11 @@ public actor Listener {
                     let ended = endpointer.endSpeech(heardQuietFor: quiet)
                 {
                     events.append(ended)
+                } else if configuration.noiseOnset > 0, held == nil, let quiet = recognizer.liveQuietWithoutWords,
+                    quiet >= configuration.noiseOnset + endpointer.configuration.preRoll, let ended = endpointer.endAsNoise()
+                {
+                    // The room grew louder and nobody spoke: the endpointer learns the new noise.
+                    events.append(ended)
                 }
             }
             for event in events {
@@ -466,8 +476,12 @@ public actor Listener {
                     let ended = ContinuousClock.now
                     recognizer.stopLiveDecoding()
                     send(.speechEnded(time: utterance.speechEnd, ending: utterance.ending.rawValue))
-                    guard utterance.ending != .tooShort, utterance.ending != .tooLong else {
-                        let reason = utterance.ending == .tooShort ? "too short to be a command" : "too long to be a command"
+                    guard utterance.ending != .tooShort, utterance.ending != .tooLong, utterance.ending != .noise else {
+                        let reason = switch utterance.ending {
+                        case .tooShort: "too short to be a command"
+                        case .noise: "only noise: the room grew louder"
+                        default: "too long to be a command"
+                        }
                         send(.ignored(time: utterance.speechEnd, reason: reason))
                         // Talk came between: what follows is no longer a command said again.
                         if utterance.ending == .tooLong { unsure = nil }

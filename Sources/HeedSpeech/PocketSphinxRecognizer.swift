@@ -683,6 +683,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         return Double(path.now - path.lastWordEnd) / Self.framesPerSecond
     }
 
+    /// The live best path ends at the frame just decoded, so silence and noise alone on it are
+    /// what the pass heard: a word still being said is not on it yet, which is why the listener
+    /// waits for more of this than a first word lasts (docs/LISTEN.md, "A room that grows louder").
+    public var liveQuietWithoutWords: Double? {
+        guard liveUtterance, !grammar.isDictation, liveWordsBefore.isEmpty else { return nil }
+        let segments = decoder.segments()
+        guard let first = segments.first, let last = segments.last, segments.allSatisfy({ Self.isQuietFiller($0.word) }) else { return nil }
+        return Double(last.endFrame - first.startFrame + 1) / Self.framesPerSecond
+    }
+
     public var liveSentenceUnfinished: Bool {
         // The speaker stopped after the words: in a noisy room the search may still be putting
         // words to the noise, and that is no pause.

@@ -130,6 +130,9 @@ public final class ScriptedRecognizer: SpeechRecognizer {
     /// Never: a scripted utterance ends when the endpointer says.
     public var liveQuietAfterSentence: Double? { nil }
 
+    /// Never: a scripted utterance always holds its words.
+    public var liveQuietWithoutWords: Double? { nil }
+
     /// Seconds of a live utterance during which its words are an unfinished sentence (0: never).
     public var unfinishedSeconds = 0.0
 

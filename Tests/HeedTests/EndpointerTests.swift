@@ -91,6 +91,36 @@ import Testing
         #expect(found.filter { $0.ending != .streamEnded }.count == 1)
     }
 
+    /// A room that grows 30 dB louder starts an utterance; told that the recognizer heard only
+    /// silence and noise in it, the endpointer ends it as noise and learns the new level: the
+    /// same noise starts nothing more, and a card spoken over it does.
+    @Test(.enabled(if: Fixtures.hasPocketSphinx))
+    func aRoomThatGrowsLouderIsLearnedWhenTheRecognizerHeardNoWords() throws {
+        let card = try AudioFile.read("\(Fixtures.testData)/cards/001.wav").samples
+        let loud = Self.roomNoise(seconds: 5, amplitude: 1500, seed: 5)
+        var endpointer = Endpointer()
+        var events = endpointer.process(Self.roomNoise(seconds: 1) + loud.prefix(Self.rate))
+        #expect(endpointer.inSpeech, "the louder room starts speech: \(events)")
+        let quietFloor = try #require(endpointer.noiseFloor)
+        let ending = endpointer.endAsNoise()
+        guard case .speechEnded(let utterance)? = ending else {
+            Issue.record("not an end: \(String(describing: ending))")
+            return
+        }
+        #expect(utterance.ending == .noise)
+        #expect(!endpointer.inSpeech)
+        #expect(endpointer.endAsNoise() == nil)
+        let loudFloor = try #require(endpointer.noiseFloor)
+        #expect(loudFloor > quietFloor + 20, "\(quietFloor) → \(loudFloor) dBFS")
+        // The noise goes on: no utterance starts in it.
+        events = endpointer.process(Array(loud[Self.rate..<(3 * Self.rate)]))
+        #expect(!events.contains { if case .speechStarted = $0 { true } else { false } }, "\(events)")
+        // A card over the noise starts the next.
+        let over = zip(card, loud[(3 * Self.rate)...].prefix(card.count)).map { $0 &+ $1 }
+        events = endpointer.process(over)
+        #expect(events.contains { if case .speechStarted = $0 { true } else { false } }, "\(events)")
+    }
+
     /// A card, then a loud noise that holds the endpointer in speech: told that the recognizer
     /// heard only noise for the last 0.6 s, it ends the utterance there, and the same noise
     /// starts no new one; the next card, spoken over the noise, does.
