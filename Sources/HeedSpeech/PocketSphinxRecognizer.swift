@@ -103,6 +103,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     private var liveUtterance = false
     /// The words heard before the pause the live utterance comes after (``startLiveDecoding(after:)``).
     private var liveWordsBefore: [String] = []
+    /// The live best path as the last chunk left it, read once for the listener's questions about
+    /// it (``liveQuietAfterSentence``, ``liveQuietWithoutWords``, ``liveSentenceUnfinished``).
+    private var liveSegments: [RawSegment]?
 
     /// Seconds spent loading the model, dictionary and grammar.
     public let loadSeconds: Double
@@ -502,6 +505,8 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Decodes the utterance fed since ``startUtterance(sampleRate:)``.
     public func finishUtterance() throws(RecognizerError) -> RecognitionResult {
         defer { decoder.takeScores() }
+        // The decoder's best path is this utterance's from here on, not the live pass's.
+        liveSegments = nil
         let cpuStart = threadCPUSeconds()
         if let silence = silenceResult(cpuStart: cpuStart) { return silence }
         let phoneLoop = startPhoneLoopBeside()
@@ -644,11 +649,13 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         utteranceCPUSeconds = 0
         liveUtterance = true
         liveWordsBefore = words
+        liveSegments = nil
     }
 
     /// Feeds the next chunk of the live utterance.
     public func decodeLive(_ chunk: [Int16]) throws(RecognizerError) {
         guard liveUtterance else { return }
+        liveSegments = nil
         let cpuStart = threadCPUSeconds()
         utterance.append(contentsOf: chunk)
         try chunk.withUnsafeBufferPointer { (samples) throws(RecognizerError) in
@@ -688,7 +695,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// waits for more of this than a first word lasts (docs/LISTEN.md, "A room that grows louder").
     public var liveQuietWithoutWords: Double? {
         guard liveUtterance, !grammar.isDictation, liveWordsBefore.isEmpty else { return nil }
-        let segments = decoder.segments()
+        let segments = currentLiveSegments()
         guard let first = segments.first, let last = segments.last, segments.allSatisfy({ Self.isQuietFiller($0.word) }) else { return nil }
         return Double(last.endFrame - first.startFrame + 1) / Self.framesPerSecond
     }
@@ -708,7 +715,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// the words, the frame that word ends at, and the frame just decoded. `nil` without a word,
     /// or when speech the grammar cannot say (the spoken-noise filler) follows it.
     private func liveWordsThenQuiet() -> (words: [String], lastWordEnd: Int, now: Int)? {
-        let segments = decoder.segments()
+        let segments = currentLiveSegments()
         guard let last = segments.lastIndex(where: { !Self.isFiller($0.word) }),
             segments[(last + 1)...].allSatisfy({ Self.isQuietFiller($0.word) }), let now = segments.last?.endFrame
         else { return nil }
@@ -741,6 +748,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         var result = try self.result(best: decoder.segments(), lastWords: lastWords, phoneLoop: phoneLoop, cpuStart: cpuStart, live: true)
         result.decodeSeconds += utteranceCPUSeconds
         return result
+    }
+
+    /// The live best path's segments at the frame last decoded, read from the decoder once a chunk.
+    private func currentLiveSegments() -> [RawSegment] {
+        if let liveSegments { return liveSegments }
+        let segments = decoder.segments()
+        liveSegments = segments
+        return segments
     }
 
     /// Ends live decoding, discarding its result.
