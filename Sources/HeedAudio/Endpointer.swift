@@ -103,6 +103,11 @@ public struct Endpointer: Sendable {
         /// Why it ended.
         public var ending: Ending
 
+        /// The samples from where the speech started on: the pre-roll left out.
+        public var speechSamples: ArraySlice<Int16> {
+            samples.dropFirst(Int(((speechStart - start) * Double(Endpointer.sampleRate)).rounded()))
+        }
+
         /// The samples as audio to recognize.
         public var audio: AudioBuffer { AudioBuffer(samples: samples, sampleRate: Endpointer.sampleRate) }
 
@@ -299,9 +304,9 @@ public struct Endpointer: Sendable {
     public mutating func endAsNoise() -> Event? {
         guard let current = speech else { return nil }
         speech = nil
-        let started = (current.startFrame - current.firstFrame) * Self.frameLength
-        learnNoise(current.samples.dropFirst(started))
-        return .speechEnded(utterance(current, ending: .noise))
+        let noise = utterance(current, ending: .noise)
+        learnNoise(noise.speechSamples)
+        return .speechEnded(noise)
     }
 
     /// After speech held open by noise: the floor rises to `noise`'s median frame level less

@@ -37,14 +37,20 @@ public final class NoiseSuppressor {
     /// 10 ms at 16 kHz.
     public static let frameLength = 160
 
-    private let state: OpaquePointer
+    private let settings: Settings
+    private var state: OpaquePointer
     private var pending: [Int16] = []
 
     /// A suppressor for one stream of 16 kHz mono audio.
     /// - Parameter settings: What to do besides denoising.
     public init(settings: Settings = .init()) {
+        self.settings = settings
+        state = Self.makeState(settings)
+    }
+
+    private static func makeState(_ settings: Settings) -> OpaquePointer {
         // The corresponding C function is `speex_preprocess_state_init`; it allocates or aborts.
-        state = speex_preprocess_state_init(Int32(Self.frameLength), 16_000)
+        let state = speex_preprocess_state_init(Int32(Self.frameLength), 16_000)!
         func set(_ request: Int32, _ value: Int32) {
             var value = value
             speex_preprocess_ctl(state, request, &value)
@@ -54,6 +60,7 @@ public final class NoiseSuppressor {
         set(SPEEX_PREPROCESS_SET_AGC, settings.automaticGain ? 1 : 0)
         set(SPEEX_PREPROCESS_SET_DEREVERB, settings.dereverberation ? 1 : 0)
         // Its VAD is off by default; setting it at all prints a warning on standard error.
+        return state
     }
 
     deinit { speex_preprocess_state_destroy(state) }
@@ -73,6 +80,22 @@ public final class NoiseSuppressor {
             }
         }
         return output
+    }
+
+    /// Forgets the noise learned so far and learns `noise` instead, as a suppressor started on it
+    /// would (its output is dropped); what follows is denoised against it. For a room that changed
+    /// at once, a fan switched on: speexdsp takes a louder background for speech until its
+    /// minimum, tracked over windows of up to 6 s, catches up, and lets the new noise through
+    /// meanwhile. The samples held back stay.
+    public func relearn(_ noise: [Int16]) {
+        speex_preprocess_state_destroy(state)
+        state = Self.makeState(settings)
+        var scratch = Array(noise.prefix(noise.count - noise.count % Self.frameLength))
+        scratch.withUnsafeMutableBufferPointer { buffer in
+            for start in stride(from: 0, to: buffer.count, by: Self.frameLength) {
+                _ = speex_preprocess_run(state, buffer.baseAddress! + start)
+            }
+        }
     }
 
     /// The samples held back, denoised (a last partial frame is padded with silence, then cut).
@@ -123,6 +146,9 @@ public final class SuppressedStream {
         output.removeFirst(excess)
         firstSample += excess
     }
+
+    /// The room changed: what comes next is denoised against `noise` (``NoiseSuppressor/relearn(_:)``).
+    public func relearn(_ noise: [Int16]) { suppressor.relearn(noise) }
 
     /// The denoised version of `samples`, which the stream had from its sample index `start` on.
     /// Samples not denoised yet (the suppressor holds back less than a frame) or no longer kept

@@ -435,7 +435,9 @@ public actor Listener {
                 } else if configuration.noiseOnset > 0, held == nil, let quiet = recognizer.liveQuietWithoutWords,
                     quiet >= configuration.noiseOnset + endpointer.configuration.preRoll, let ended = endpointer.endAsNoise()
                 {
-                    // The room grew louder and nobody spoke: the endpointer learns the new noise.
+                    // The room grew louder and nobody spoke: the endpointer and the suppressor
+                    // learn the new noise.
+                    if case .speechEnded(let noise) = ended { suppressed?.relearn(Array(noise.speechSamples)) }
                     events.append(ended)
                 }
             }

@@ -95,6 +95,27 @@ struct NoiseSuppressorTests {
         #expect(lowered > 2, "the followed stream's noise before the words is \(lowered) dB under the fresh suppressor's")
     }
 
+    /// Three seconds of a quiet room, then a fan 20 dB louder: a stream's suppressor told to learn
+    /// the fan from its first 0.8 s lowers it in the half second after, where the one that only
+    /// followed the stream still takes most of the fan for speech and lets it through.
+    @Test func aRoomThatGrowsLouderIsRelearned() {
+        let fan = NoiseMixer.pinkNoise(seconds: 6, seed: 4).samples
+        let stream = fan.prefix(48_000).map { $0 / 10 } + fan.suffix(48_000)
+        let (onset, learned) = (48_000, 48_000 + 12_800)
+        let following = SuppressedStream(settings: .init(), keeping: 10)
+        let relearning = SuppressedStream(settings: .init(), keeping: 10)
+        following.process(Array(stream[..<learned]))
+        relearning.process(Array(stream[..<learned]))
+        relearning.relearn(Array(stream[onset..<learned]))
+        following.process(Array(stream[learned...]))
+        relearning.process(Array(stream[learned...]))
+        let after = Array(stream[learned..<(learned + 8_000)])
+        let input = Self.energy(after[...])
+        let byFollowing = 10 * log10(input / Self.energy(following.denoised(after, from: learned)[...]))
+        let byRelearned = 10 * log10(input / Self.energy(relearning.denoised(after, from: learned)[...]))
+        #expect(byRelearned > byFollowing + 3, "lowered by \(byRelearned) dB relearned, \(byFollowing) dB followed")
+    }
+
     /// A second of noise, then a second of a tone in it: the estimate is the tone-plus-noise over
     /// noise ratio (21.8 dB here).
     @Test func theSignalToNoiseRatioIsEstimated() throws {
