@@ -84,9 +84,9 @@ public final class NoiseSuppressor {
 
     /// Forgets the noise learned so far and learns `noise` instead, as a suppressor started on it
     /// would (its output is dropped); what follows is denoised against it. For a room that changed
-    /// at once, a fan switched on: speexdsp takes a louder background for speech until its
-    /// minimum, tracked over windows of up to 6 s, catches up, and lets the new noise through
-    /// meanwhile. The samples held back stay.
+    /// at once, a fan switched on: speexdsp takes a louder background for speech until the
+    /// minimum it tracks catches up (windows of 300 frames once it has run 100 s, so up to 6 s),
+    /// and lets the new noise through meanwhile. The samples held back stay.
     public func relearn(_ noise: [Int16]) {
         speex_preprocess_state_destroy(state)
         state = Self.makeState(settings)

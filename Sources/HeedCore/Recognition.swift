@@ -162,8 +162,8 @@ public protocol SpeechRecognizer: AnyObject {
     var liveQuietAfterSentence: Double? { get }
 
     /// Seconds the live pass has heard only silence and noise, from the utterance's first sample
-    /// to the frame just decoded; `nil` once its best path holds a word or speech the grammar
-    /// cannot say.
+    /// to the frame just decoded; `nil` once its best path holds a word, or speech the grammar
+    /// cannot say (a hiss held longer than a phone lasts is noise, not speech).
     var liveQuietWithoutWords: Double? { get }
 
     /// Whether the live pass's best words so far begin a sentence of the active grammar without

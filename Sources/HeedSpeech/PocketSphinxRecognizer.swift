@@ -693,12 +693,31 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// The live best path ends at the frame just decoded, so silence and noise alone on it are
     /// what the pass heard: a word still being said is not on it yet, which is why the listener
     /// waits for more of this than a first word lasts (docs/LISTEN.md, "A room that grows louder").
+    /// Noise is also what the loop for other speech hears as a hiss held longer than a phone of
+    /// speech lasts (a fan as a second of "f"), after no more than a click of anything else. A
+    /// held vowel or hum is not: a word's first vowel may run on from the noise before it.
     public var liveQuietWithoutWords: Double? {
         guard liveUtterance, !grammar.isDictation, liveWordsBefore.isEmpty else { return nil }
         let segments = currentLiveSegments()
-        guard let first = segments.first, let last = segments.last, segments.allSatisfy({ Self.isQuietFiller($0.word) }) else { return nil }
+        guard let first = segments.first, let last = segments.last else { return nil }
+        var speechLike = 0
+        for segment in segments where !Self.isQuietFiller(segment.word) {
+            let frames = segment.endFrame - segment.startFrame + 1
+            guard OtherSpeechLoop.isWord(segment.word), let phone = OpenSlot.parse(segment.word)?.phone else { return nil }
+            let hiss = Self.hisses.contains(phone) && Double(frames) >= Self.heldHiss * Self.framesPerSecond
+            if !hiss { speechLike += frames }
+        }
+        guard Double(speechLike) <= Self.onsetClick * Self.framesPerSecond else { return nil }
         return Double(last.endFrame - first.startFrame + 1) / Self.framesPerSecond
     }
+
+    /// The voiceless fricatives and aspirate: what steady broadband noise (a fan, a tap, air)
+    /// sounds like to the loop for other speech.
+    static let hisses: Set<String> = ["F", "S", "SH", "TH", "HH"]
+    /// Seconds a hiss of the loop lasts when it is a steady noise, not a phone of speech.
+    static let heldHiss = 0.4
+    /// Seconds of other sounds a noise's onset may bring (the click of a switch, a tap opened).
+    static let onsetClick = 0.15
 
     public var liveSentenceUnfinished: Bool {
         // The speaker stopped after the words: in a noisy room the search may still be putting

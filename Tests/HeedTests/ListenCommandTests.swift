@@ -252,12 +252,14 @@ struct ListenCommandTests {
     }
 
     /// Real orders, each said a second after a fan was switched on (pink noise rising 20 dB, 12 dB
-    /// under the order, running on for 8 s after it): the louder room starts an utterance, and
-    /// where the live pass hears no words in it, it ends as noise, the endpointer learns the new
-    /// level, and the order said over the fan is an utterance of its own, heard. Without that the
-    /// fan holds the utterance open to the 10 s limit and the order is lost with it (here 1 of 6
-    /// acted on, against 3). Not every onset is caught: a live pass that puts words to the noise
-    /// keeps it (docs/MEASUREMENTS.md, "A room that grows louder", measures both on 309 orders).
+    /// under the order, running on for 8 s after it): the louder room starts an utterance, the
+    /// live pass hears no words in it (silence, or the loop for other speech holding one long
+    /// "f"), it ends as noise, the endpointer and the suppressor learn the new noise, and the
+    /// order said over the fan is an utterance of its own, heard. Without the noise ending the
+    /// fan holds the utterance open to the 10 s limit and the order is lost with it (1 of 6 acted
+    /// on); with it, but only silence counted as noise and the suppressor left to find the fan
+    /// itself, 3 of 6 (docs/MEASUREMENTS.md, "A room that grows louder", measures all three on
+    /// 309 orders).
     @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora (picovoice_barista)"))
     func aRoomThatGrowsLouderIsNoCommand() throws {
         let fan = NoiseMixer.pinkNoise(seconds: 20, seed: 11)
@@ -274,10 +276,10 @@ struct ListenCommandTests {
         let home = try Home(input: stream)
         let events = try home.listen(["--dry-run", "--intents", "intents/examples/coffee.json"])
         let endings = Self.said(events, "speechEnded").compactMap { $0["mode"] as? String }
-        #expect(endings.filter { $0 == "noise" }.count >= 2, "\(endings)")
+        #expect(endings.filter { $0 == "noise" }.count >= files.count, "\(endings)")
         #expect(Self.said(events, "ignored").contains { $0["reason"] as? String == "only noise: the room grew louder" })
         let finals = Self.said(events, "final").map { "\($0["text"] ?? "") (\($0["confidence"] ?? 0))" }
-        #expect(Self.said(events, "intent").count >= files.count / 2, "\(finals); \(endings)")
+        #expect(Self.said(events, "intent").count >= files.count - 2, "\(finals); \(endings)")
     }
 
     /// The barista orders at `range` of the manifest sorted by file name, each after `lead` seconds

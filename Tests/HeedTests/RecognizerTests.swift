@@ -52,6 +52,38 @@ struct RecognizerTests {
         #expect(hypotheses[0] == hypotheses[1])
     }
 
+    /// A fan switched on, then an order said over it (real speech, 12 dB): the live pass hears the
+    /// fan alone as nothing but noise (pink noise is heard by the loop for other speech as one
+    /// long "f", a hiss no phone of speech lasts so long) for as long as it has heard it, and the
+    /// order as words. The listener ends an utterance of nothing but noise (docs/LISTEN.md).
+    @Test func aFanIsNoiseToTheLivePassAndAnOrderOverItIsNot() throws {
+        guard Fixtures.corpora != nil else {
+            print("skipped: the shared corpora are not here (set HEED_CORPORA)")
+            return
+        }
+        let catalog = try IntentCatalog.load(
+            intents: [Fixtures.packageRoot.appendingPathComponent("intents/examples/coffee.json")],
+            grammars: [Fixtures.packageRoot.appendingPathComponent("grammars")])
+        let recognizer = try PocketSphinxRecognizer(
+            grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: .default, logger: Logger(label: "test"))
+        let fan = NoiseMixer.pinkNoise(seconds: 30, seed: 11)
+        let (_, order) = try ListenCommandTests.ordersInKitchenNoise(0..<1, snr: 12, lead: 2, after: 0, noise: fan)
+        // As the listener starts an utterance: 0.3 s of the room before the fan (20 dB quieter).
+        let stream = order.prefix(4_800).map { $0 / 10 } + order
+        try recognizer.startLiveDecoding()
+        var heard: [Double?] = []
+        for start in stride(from: 0, to: stream.count, by: 320) {
+            try recognizer.decodeLive(Array(stream[start..<min(stream.count, start + 320)]))
+            heard.append(recognizer.liveQuietWithoutWords)
+        }
+        let words = recognizer.liveHypothesis
+        recognizer.stopLiveDecoding()
+        // In the first 2 s, before the order's first word, a second of nothing but noise.
+        let fanAlone = heard.prefix(100).compactMap { $0 }.max() ?? 0
+        #expect(fanAlone >= 1, "\(heard.prefix(100))")
+        #expect(heard.last! == nil && !words.isEmpty, "\(words)")
+    }
+
     /// A whole utterance is normalised by its own cepstral mean however the decoder was used before:
     /// after a live pass (running mean, as the listener's partial results and a hand-off's text are
     /// decoded) a recording gives what it gives to a fresh recognizer, to the last bit. sphinxbase
