@@ -74,12 +74,17 @@ public final class NoiseSuppressor {
         guard complete > 0 else { return [] }
         var output = Array(pending[..<complete])
         pending.removeFirst(complete)
-        output.withUnsafeMutableBufferPointer { buffer in
-            for start in stride(from: 0, to: buffer.count, by: Self.frameLength) {
+        run(&output)
+        return output
+    }
+
+    /// Runs the preprocessor over whole frames, in place.
+    private func run(_ frames: inout [Int16]) {
+        frames.withUnsafeMutableBufferPointer { buffer in
+            for start in stride(from: 0, to: buffer.count - buffer.count % Self.frameLength, by: Self.frameLength) {
                 _ = speex_preprocess_run(state, buffer.baseAddress! + start)
             }
         }
-        return output
     }
 
     /// Forgets the noise learned so far and learns `noise` instead, as a suppressor started on it
@@ -87,15 +92,11 @@ public final class NoiseSuppressor {
     /// at once, a fan switched on: speexdsp takes a louder background for speech until the
     /// minimum it tracks catches up (windows of 300 frames once it has run 100 s, so up to 6 s),
     /// and lets the new noise through meanwhile. The samples held back stay.
-    public func relearn(_ noise: [Int16]) {
+    public func relearn(_ noise: ArraySlice<Int16>) {
         speex_preprocess_state_destroy(state)
         state = Self.makeState(settings)
-        var scratch = Array(noise.prefix(noise.count - noise.count % Self.frameLength))
-        scratch.withUnsafeMutableBufferPointer { buffer in
-            for start in stride(from: 0, to: buffer.count, by: Self.frameLength) {
-                _ = speex_preprocess_run(state, buffer.baseAddress! + start)
-            }
-        }
+        var scratch = Array(noise)
+        run(&scratch)
     }
 
     /// The samples held back, denoised (a last partial frame is padded with silence, then cut).
@@ -148,7 +149,7 @@ public final class SuppressedStream {
     }
 
     /// The room changed: what comes next is denoised against `noise` (``NoiseSuppressor/relearn(_:)``).
-    public func relearn(_ noise: [Int16]) { suppressor.relearn(noise) }
+    public func relearn(_ noise: ArraySlice<Int16>) { suppressor.relearn(noise) }
 
     /// The denoised version of `samples`, which the stream had from its sample index `start` on.
     /// Samples not denoised yet (the suppressor holds back less than a frame) or no longer kept

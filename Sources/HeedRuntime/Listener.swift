@@ -437,7 +437,7 @@ public actor Listener {
                 {
                     // The room grew louder and nobody spoke: the endpointer and the suppressor
                     // learn the new noise.
-                    if case .speechEnded(let noise) = ended { suppressed?.relearn(Array(noise.speechSamples)) }
+                    if case .speechEnded(let noise) = ended { suppressed?.relearn(noise.speechSamples) }
                     events.append(ended)
                 }
             }

@@ -106,7 +106,7 @@ struct NoiseSuppressorTests {
         let relearning = SuppressedStream(settings: .init(), keeping: 10)
         following.process(Array(stream[..<learned]))
         relearning.process(Array(stream[..<learned]))
-        relearning.relearn(Array(stream[onset..<learned]))
+        relearning.relearn(stream[onset..<learned])
         following.process(Array(stream[learned...]))
         relearning.process(Array(stream[learned...]))
         let after = Array(stream[learned..<(learned + 8_000)])
