@@ -174,12 +174,17 @@ public struct SpeakerAdaptation {
     /// - Parameters:
     ///   - noisyCopies: copies of the recordings with noise mixed in, adapted on with them (the
     ///     minimum amount of audio counts `recordings` alone), and `noise` names it for the record.
+    ///   - realign: MAP only: estimate the means a second time, from the recordings aligned
+    ///     again by the first estimate. For recordings with their true words and noisy copies:
+    ///     there it hears better in noise; without copies it hears worse in noise, and with the
+    ///     words Heed heard (some wrong) no better (docs/MEASUREMENTS.md, "Adaptation").
     ///   - source: where the recordings come from, for the record.
     ///   - progress: called with each step's description.
     /// - Returns: The record of the new adaptation.
     /// - Throws: ``AdaptationError``; the adaptation in use before stays in use.
     public func run(
-        _ recordings: [AdaptationRecording], noisyCopies: [AdaptationRecording] = [], noise: String? = nil, source: String?,
+        _ recordings: [AdaptationRecording], noisyCopies: [AdaptationRecording] = [], noise: String? = nil, realign: Bool = false,
+        source: String?,
         store: AdaptationStore, progress: (String) -> Void = { _ in }
     ) throws(AdaptationError) -> AdaptationRecord {
         let seconds = recordings.reduce(0) { $0 + $1.audio.duration }
@@ -199,6 +204,7 @@ public struct SpeakerAdaptation {
         do {
             try FileManager.default.createDirectory(at: work.appendingPathComponent("features"), withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: work.appendingPathComponent("statistics"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: work.appendingPathComponent("statistics-2"), withIntermediateDirectories: true)
         } catch {
             throw AdaptationError("cannot create \(work.path): \(error.localizedDescription)")
         }
@@ -216,21 +222,7 @@ public struct SpeakerAdaptation {
         try prepareBaseModel(in: work, tools: tools)
 
         progress("statistics (bw)")
-        let streams: String = parameters["-model"] == "ptm" ? ".ptm." : parameters["-model"] == "semi" ? ".semi." : ".cont."
-        let bwLog = try runTool(
-            tools.bw,
-            [
-                "-hmmdir", baseModel, "-moddeffn", work.appendingPathComponent("mdef.txt").path,
-                "-mixwfn", work.appendingPathComponent("mixture_weights").path,
-                "-ts2cbfn", streams, "-feat", parameters["-feat"] ?? "1s_c_d_dd", "-cmn", parameters["-cmn"] ?? "batch",
-                "-agc", parameters["-agc"] ?? "none", "-varnorm", parameters["-varnorm"] ?? "no",
-                "-dictfn", work.appendingPathComponent("words.dict").path, "-fdictfn", baseModel + "/noisedict",
-                "-ctlfn", work.appendingPathComponent("recordings.fileids").path,
-                "-lsnfn", work.appendingPathComponent("recordings.transcription").path,
-                "-cepdir", work.appendingPathComponent("features").path, "-cepext", "mfc",
-                "-accumdir", work.appendingPathComponent("statistics").path,
-            ] + (parameters["-svspec"].map { ["-svspec", $0] } ?? []),
-            log: work.appendingPathComponent("bw.log"))
+        let bwLog = try collectStatistics(model: baseModel, into: "statistics", work: work, tools: tools, parameters: parameters)
         // bw skips a recording it cannot align with its words: `ERROR: "baum_welch.c", line 324: 00012 ignored`.
         let failedAlignments = Set(
             bwLog.split(separator: "\n").filter { $0.contains("baum_welch") && $0.hasSuffix(" ignored") }.compactMap { line in
@@ -240,12 +232,33 @@ public struct SpeakerAdaptation {
         let aligned = recordings.count - failedAlignments.filter { (Int($0) ?? 0) < recordings.count }.count
         guard aligned >= Self.minimumRecordings else {
             throw AdaptationError(
-                "only \(aligned) of \(recordings.count) recordings matched their words; check the transcripts and the audio "
-                    + "(sphinxtrain's log: bw.log)")
+                "only \(aligned) of \(recordings.count) recordings matched their words; check the transcripts and the audio")
         }
 
-        progress(method == .map ? "adapted model (map_adapt)" : "transform (mllr_solve)")
-        try adapt(into: model, work: work, tools: tools)
+        switch method {
+        case .map:
+            try copyBaseModel(into: model)
+            progress("adapted model (map_adapt)")
+            try mapAdapt(statistics: "statistics", into: model, work: work, tools: tools, parameters: parameters)
+            guard realign else { break }
+            // The recordings aligned again by the adapted model, whose means fit the speaker's
+            // frames better, and MAP from the shipped means once more with those statistics: one
+            // more step of EM (a third changed nothing).
+            progress("statistics again, with the adapted means (bw)")
+            _ = try collectStatistics(model: model.path, into: "statistics-2", work: work, tools: tools, parameters: parameters)
+            progress("adapted model again (map_adapt)")
+            try mapAdapt(statistics: "statistics-2", into: model, work: work, tools: tools, parameters: parameters)
+        case .mllr:
+            progress("transform (mllr_solve)")
+            _ = try runTool(
+                tools.mllrSolve,
+                [
+                    "-meanfn", baseModel + "/means", "-varfn", baseModel + "/variances",
+                    "-outmllrfn", model.appendingPathComponent("mllr_matrix").path,
+                    "-accumdir", work.appendingPathComponent("statistics").path,
+                ],
+                log: work.appendingPathComponent("mllr_solve.log"))
+        }
         let record = AdaptationRecord(
             method: method, created: Date().iso8601Text, recordings: recordings.count,
             alignedRecordings: aligned, seconds: seconds, words: words.count, baseModel: baseModel, source: source,
@@ -348,46 +361,70 @@ public struct SpeakerAdaptation {
         }
     }
 
-    /// MAP: a whole adapted model folder. MLLR: the transform, used over the base model.
+    /// `bw`'s statistics of the recordings aligned with their words by `model` (a folder with
+    /// means, variances and transition matrices; the mixture weights are `work`'s), in the
+    /// folder `statistics` of `work`. Returns bw's log.
+    private func collectStatistics(
+        model: String, into statistics: String, work: URL, tools: Tools, parameters: [String: String]
+    ) throws(AdaptationError) -> String {
+        try runTool(
+            tools.bw,
+            [
+                "-hmmdir", model, "-moddeffn", work.appendingPathComponent("mdef.txt").path,
+                "-mixwfn", work.appendingPathComponent("mixture_weights").path,
+                "-ts2cbfn", Self.streams(parameters), "-feat", parameters["-feat"] ?? "1s_c_d_dd", "-cmn", parameters["-cmn"] ?? "batch",
+                "-agc", parameters["-agc"] ?? "none", "-varnorm", parameters["-varnorm"] ?? "no",
+                "-dictfn", work.appendingPathComponent("words.dict").path, "-fdictfn", baseModel + "/noisedict",
+                "-ctlfn", work.appendingPathComponent("recordings.fileids").path,
+                "-lsnfn", work.appendingPathComponent("recordings.transcription").path,
+                "-cepdir", work.appendingPathComponent("features").path, "-cepext", "mfc",
+                "-accumdir", work.appendingPathComponent(statistics).path,
+            ] + (parameters["-svspec"].map { ["-svspec", $0] } ?? []),
+            log: work.appendingPathComponent("bw-\(statistics).log"))
+    }
+
+    /// sphinxtrain's name for how the model's Gaussians are tied.
+    private static func streams(_ parameters: [String: String]) -> String {
+        switch parameters["-model"] {
+        case "ptm": ".ptm."
+        case "semi": ".semi."
+        default: ".cont."
+        }
+    }
+
+    /// Every file of the base model but its means into `model`: what a MAP-adapted model keeps.
+    private func copyBaseModel(into model: URL) throws(AdaptationError) {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: baseModel)) ?? []
+        for file in files.sorted() where file != "means" {
+            do {
+                try FileManager.default.copyItem(atPath: baseModel + "/" + file, toPath: model.appendingPathComponent(file).path)
+            } catch {
+                throw AdaptationError("cannot copy \(baseModel)/\(file): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// MAP from the base model's means with `work`'s `statistics`: the adapted means in `model`.
     ///
-    /// MAP moves the Gaussians' means only; the folder takes every other file of the base model
+    /// MAP moves the Gaussians' means only; the folder keeps every other file of the base model
     /// as it is. map_adapt also re-estimates variances, mixture weights and transition matrices
     /// (written to `work` and dropped): from 50 short recordings those cost accuracy
     /// (docs/MEASUREMENTS.md, "Adaptation").
-    private func adapt(into model: URL, work: URL, tools: Tools) throws(AdaptationError) {
-        let statistics = work.appendingPathComponent("statistics").path
-        switch method {
-        case .map:
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: baseModel)) ?? []
-            for file in files.sorted() where file != "means" {
-                do {
-                    try FileManager.default.copyItem(atPath: baseModel + "/" + file, toPath: model.appendingPathComponent(file).path)
-                } catch {
-                    throw AdaptationError("cannot copy \(baseModel)/\(file): \(error.localizedDescription)")
-                }
-            }
-            let streams = (try? AcousticModelFiles.featureParameters(in: baseModel))?["-model"] == "ptm" ? ".ptm." : ".cont."
-            _ = try runTool(
-                tools.mapAdapt,
-                [
-                    "-moddeffn", work.appendingPathComponent("mdef.txt").path, "-ts2cbfn", streams,
-                    "-meanfn", baseModel + "/means", "-varfn", baseModel + "/variances",
-                    "-mixwfn", work.appendingPathComponent("mixture_weights").path, "-tmatfn", baseModel + "/transition_matrices",
-                    "-accumdir", statistics,
-                    "-mapmeanfn", model.appendingPathComponent("means").path, "-mapvarfn", work.appendingPathComponent("map_variances").path,
-                    "-mapmixwfn", work.appendingPathComponent("map_mixture_weights").path,
-                    "-maptmatfn", work.appendingPathComponent("map_transition_matrices").path,
-                ],
-                log: work.appendingPathComponent("map_adapt.log"))
-        case .mllr:
-            _ = try runTool(
-                tools.mllrSolve,
-                [
-                    "-meanfn", baseModel + "/means", "-varfn", baseModel + "/variances",
-                    "-outmllrfn", model.appendingPathComponent("mllr_matrix").path, "-accumdir", statistics,
-                ],
-                log: work.appendingPathComponent("mllr_solve.log"))
-        }
+    private func mapAdapt(
+        statistics: String, into model: URL, work: URL, tools: Tools, parameters: [String: String]
+    ) throws(AdaptationError) {
+        _ = try runTool(
+            tools.mapAdapt,
+            [
+                "-moddeffn", work.appendingPathComponent("mdef.txt").path, "-ts2cbfn", Self.streams(parameters),
+                "-meanfn", baseModel + "/means", "-varfn", baseModel + "/variances",
+                "-mixwfn", work.appendingPathComponent("mixture_weights").path, "-tmatfn", baseModel + "/transition_matrices",
+                "-accumdir", work.appendingPathComponent(statistics).path,
+                "-mapmeanfn", model.appendingPathComponent("means").path, "-mapvarfn", work.appendingPathComponent("map_variances").path,
+                "-mapmixwfn", work.appendingPathComponent("map_mixture_weights").path,
+                "-maptmatfn", work.appendingPathComponent("map_transition_matrices").path,
+            ],
+            log: work.appendingPathComponent("map_adapt-\(statistics).log"))
     }
 
     /// Runs a sphinxtrain program with its output in `log`; returns the log's text.

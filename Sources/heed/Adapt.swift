@@ -49,7 +49,9 @@ struct Adapt: ParsableCommand {
             (With --method mllr, copies are made only with --room-noise.)
 
             Methods: map (default) moves the mean of each Gaussian the recordings show towards \
-            your voice; mllr fits one linear transform of all of them (less audio, less gain). Measured \
+            your voice (with the noisy copies, and not with --heard, twice: the recordings are \
+            aligned again with the first estimate); mllr fits one linear transform of all of them \
+            (less audio, less gain). Measured \
             gains are in docs/MEASUREMENTS.md ("Adaptation").
 
             Examples:
@@ -191,7 +193,7 @@ struct Adapt: ParsableCommand {
             baseModel: model, dictionaryPath: dictionary, method: method.method, logger: Logger(label: "heed"))
         let adapted = try adaptation.run(
             recordings, noisyCopies: copyNoise.map { Self.noisyCopies(of: recordings, mixer: $0.mixer) } ?? [], noise: copyNoise?.name,
-            source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store
+            realign: copyNoise != nil && !heard, source: URL(fileURLWithPath: manifestPath).standardizedFileURL.path, store: store
         ) { step in
             if !json { printError("adapting: \(step)…") }
         }

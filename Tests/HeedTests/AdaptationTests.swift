@@ -119,6 +119,52 @@ struct AdaptationTests {
         #expect(try rightCount(test) == before)
     }
 
+    /// MAP estimates the means twice: `bw` aligns the recordings with the shipped model, MAP
+    /// moves the means, `bw` aligns them again with those means, and MAP starts from the shipped
+    /// means once more with the new statistics; the second estimate is the one installed.
+    /// (The real tools run behind wrappers that note what each was given.)
+    @Test func mapEstimatesTwiceFromTheShippedMeans() throws {
+        let tools = folder.appendingPathComponent("noting-tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        let log = tools.appendingPathComponent("calls")
+        // bw keeps the means of the model it aligns with; map_adapt the means it wrote.
+        try Fixtures.writeExecutable(
+            """
+            #!/bin/sh
+            n=$(($(cat \(log.path) 2>/dev/null | grep -c '^bw ') + 1))
+            echo "bw $*" >> \(log.path)
+            previous=; for argument in "$@"; do [ "$previous" = -hmmdir ] && cp "$argument/means" \(tools.path)/bw-means-$n; previous=$argument; done
+            exec /usr/lib/sphinxtrain/bw "$@"
+
+            """, to: tools.appendingPathComponent("bw"))
+        try Fixtures.writeExecutable(
+            """
+            #!/bin/sh
+            n=$(($(cat \(log.path) 2>/dev/null | grep -c '^map_adapt ') + 1))
+            echo "map_adapt $*" >> \(log.path)
+            /usr/lib/sphinxtrain/map_adapt "$@" || exit $?
+            previous=; for argument in "$@"; do [ "$previous" = -mapmeanfn ] && cp "$argument" \(tools.path)/map-means-$n; previous=$argument; done
+            exit 0
+
+            """, to: tools.appendingPathComponent("map_adapt"))
+        try FileManager.default.createSymbolicLink(atPath: tools.appendingPathComponent("mllr_solve").path, withDestinationPath: "/usr/lib/sphinxtrain/mllr_solve")
+
+        let run = try heed(["adapt", try manifest("yweweler", training: true).path], environment: ["HEED_SPHINXTRAIN_DIR": tools.path])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("statistics again, with the adapted means"), "\(run.error)")
+        let calls = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(calls.map { $0.prefix { $0 != " " } } == ["bw", "map_adapt", "bw", "map_adapt"], "\(calls)")
+        let shipped = "\(Fixtures.model)/means"
+        func file(_ name: String) -> String { tools.appendingPathComponent(name).path }
+        let files = FileManager.default
+        #expect(files.contentsEqual(atPath: file("bw-means-1"), andPath: shipped), "the first alignment is the shipped model's")
+        #expect(files.contentsEqual(atPath: file("bw-means-2"), andPath: file("map-means-1")), "the second, the first estimate's")
+        #expect(!files.contentsEqual(atPath: file("map-means-1"), andPath: file("map-means-2")))
+        #expect(calls.filter { $0.hasPrefix("map_adapt") }.allSatisfy { $0.contains("-meanfn \(shipped) ") }, "MAP's prior is the shipped means")
+        let adapted = folder.appendingPathComponent("data/heed/adaptation/current").resolvingSymlinksInPath().path
+        #expect(files.contentsEqual(atPath: "\(adapted)/means", andPath: file("map-means-2")), "the second estimate is in use")
+    }
+
     /// The noisy copies are what make the adapted model hear the speaker in noise: adapted with
     /// copies made with half of the kitchen noise, the speaker is heard better in the other half
     /// than adapted on the recordings alone.
