@@ -119,9 +119,10 @@ struct AdaptationTests {
         #expect(try rightCount(test) == before)
     }
 
-    /// MAP estimates the means twice: `bw` aligns the recordings with the shipped model, MAP
-    /// moves the means, `bw` aligns them again with those means, and MAP starts from the shipped
-    /// means once more with the new statistics; the second estimate is the one installed.
+    /// With the noisy copies MAP estimates the means twice: `bw` aligns the recordings with the
+    /// shipped model, MAP moves the means, `bw` aligns them again with those means, and MAP starts
+    /// from the shipped means once more with the new statistics; the second estimate is the one
+    /// installed. Without the copies, once.
     /// (The real tools run behind wrappers that note what each was given.)
     @Test func mapEstimatesTwiceFromTheShippedMeans() throws {
         let tools = folder.appendingPathComponent("noting-tools")
@@ -163,6 +164,14 @@ struct AdaptationTests {
         #expect(calls.filter { $0.hasPrefix("map_adapt") }.allSatisfy { $0.contains("-meanfn \(shipped) ") }, "MAP's prior is the shipped means")
         let adapted = folder.appendingPathComponent("data/heed/adaptation/current").resolvingSymlinksInPath().path
         #expect(files.contentsEqual(atPath: "\(adapted)/means", andPath: file("map-means-2")), "the second estimate is in use")
+
+        // Without the copies the means are estimated once.
+        try FileManager.default.removeItem(at: log)
+        let alone = try heed(
+            ["adapt", try manifest("yweweler", training: true).path, "--without-noisy-copies"], environment: ["HEED_SPHINXTRAIN_DIR": tools.path])
+        #expect(alone.status == 0, "\(alone.error)")
+        let once = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(once.map { $0.prefix { $0 != " " } } == ["bw", "map_adapt"], "\(once)")
     }
 
     /// The noisy copies are what make the adapted model hear the speaker in noise: adapted with
