@@ -203,8 +203,6 @@ public struct SpeakerAdaptation {
         defer { try? FileManager.default.removeItem(at: work) }
         do {
             try FileManager.default.createDirectory(at: work.appendingPathComponent("features"), withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: work.appendingPathComponent("statistics"), withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: work.appendingPathComponent("statistics-2"), withIntermediateDirectories: true)
         } catch {
             throw AdaptationError("cannot create \(work.path): \(error.localizedDescription)")
         }
@@ -363,11 +361,16 @@ public struct SpeakerAdaptation {
 
     /// `bw`'s statistics of the recordings aligned with their words by `model` (a folder with
     /// means, variances and transition matrices; the mixture weights are `work`'s), in the
-    /// folder `statistics` of `work`. Returns bw's log.
+    /// folder `statistics` of `work` (made here). Returns bw's log.
     private func collectStatistics(
         model: String, into statistics: String, work: URL, tools: Tools, parameters: [String: String]
     ) throws(AdaptationError) -> String {
-        try runTool(
+        do {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(statistics), withIntermediateDirectories: true)
+        } catch {
+            throw AdaptationError("cannot create \(work.appendingPathComponent(statistics).path): \(error.localizedDescription)")
+        }
+        return try runTool(
             tools.bw,
             [
                 "-hmmdir", model, "-moddeffn", work.appendingPathComponent("mdef.txt").path,
