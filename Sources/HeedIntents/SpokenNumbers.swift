@@ -326,6 +326,10 @@ public enum SpokenBoolean {
     public static let yesWords = ["yes", "yeah", "yep", "sure", "okay", "true", "on"]
     /// The words that mean no.
     public static let noWords = ["no", "nope", "false", "off"]
+    /// The words a yes-or-no question is answered with: yes and no less "true", "on", "false" and
+    /// "off", which are a setting's values, not answers, and which other talk is heard as far more
+    /// often (docs/MEASUREMENTS.md, "Asking back").
+    public static let answerWords = ["yes", "yeah", "yep", "sure", "okay", "no", "nope"]
     static let trueWords = Set(yesWords.map { Substring($0) })
     static let falseWords = Set(noWords.map { Substring($0) })
 

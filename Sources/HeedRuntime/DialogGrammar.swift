@@ -8,8 +8,8 @@ import HeedSpeech
 /// read as a command. "cancel", "never mind", "stop" and "forget it" are in every one.
 public enum DialogGrammar {
     static let cancelPhrases = YesOrNo.cancelPhrases
-    /// Yes and no as the conversation understands them (the parser's words).
-    static let yesOrNoPhrases = SpokenBoolean.yesWords + SpokenBoolean.noWords
+    /// Yes and no as a question is answered (the parser reads them all).
+    static let yesOrNoPhrases = SpokenBoolean.answerWords
 
     /// The grammar for an expected answer.
     ///

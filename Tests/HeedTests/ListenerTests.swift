@@ -293,7 +293,8 @@ struct GrammarSwitchTests {
     }
 
     /// The turn grammars say what the parser reads: every position of a long list ("the
-    /// twelfth one", "the twenty first"), and every yes and no word.
+    /// twelfth one", "the twenty first"), and every word that answers yes or no; a setting's
+    /// "on" and "true" are no answer to a question.
     @Test func turnGrammarsHaveThePositionsAndYesNoWordsTheParserReads() throws {
         let catalog = try Speech.catalog()
         let options = (1...21).map { "option \($0)" }
@@ -304,10 +305,11 @@ struct GrammarSwitchTests {
         #expect(!recognizer.accepts("the twenty second one"))
         let yesOrNo = DialogGrammar.grammar(for: .yesOrNo, catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
         try recognizer.loadGrammar(yesOrNo, activate: true)
-        for word in SpokenBoolean.yesWords + SpokenBoolean.noWords {
+        for word in SpokenBoolean.answerWords {
             #expect(recognizer.accepts(word), "\(word)")
             #expect(ParameterType.boolean.value(fromSpoken: word) != nil, "\(word)")
         }
+        for word in ["on", "off", "true", "false"] { #expect(!recognizer.accepts(word), "\(word)") }
     }
 
     @Test func aValueTurnAcceptsTheParameterTypeAndCancel() throws {
