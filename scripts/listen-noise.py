@@ -5,6 +5,7 @@ usage: scripts/listen-noise.py HEED CORPORA [--snr clean,24,12,6] [--orders 60] 
        scripts/listen-noise.py HEED CORPORA --wake [--wake-threshold T] [--snr clean,24,12,6] [--orders 60] [--modes off]
        scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P [--wake-threshold T]] [--snr clean,12] [--modes off]
        scripts/listen-noise.py HEED CORPORA … [--pause SECONDS] [--listen-options "--hesitation 0.5"]
+       scripts/listen-noise.py HEED CORPORA --answer-yes [--snr clean,12,6] [--orders 0] [--modes auto]
        scripts/listen-noise.py HEED CORPORA --step DB [--noise WAV] [--snr 12] [--modes auto]
 
 Builds one recording per SNR from the first --orders orders of CORPORA/picovoice_barista (sorted by
@@ -49,6 +50,15 @@ With --pause, each order stops mid-sentence for that many seconds of its own roo
 0.25 s, looped): at the end of the word
 before its middle one, where `HEED recognize --intents intents/examples/coffee.json` hears the
 clean order's words (orders heard as fewer than two words are left whole; the count is printed).
+With --answer-yes, each order is followed 1.5 s later by a person saying "yes" (the four Speech
+Commands recordings of the word, in turn), as if Heed had asked it back ("Did you say …?"), then
+1.5 s of nothing. An order also counts as understood when Heed asked it back, heard the yes, and
+what it asked holds the order's slot phrases; `asked_back` counts the questions, `confirmed` the
+yeses heard, `confirmed_wrong` the yeses to a question about words the order did not say (a person
+would have answered no). Without it, the orders' and the talk's reports count the questions too:
+`asked_back`, and in talk every yes heard is a false accept. An answer's own final (the yes or no)
+is never counted as a command.
+
 --listen-options adds arguments to every `heed listen`.
 
 Prints one JSON object a line. Needs only Python's standard library and a release heed.
@@ -74,6 +84,7 @@ parser.add_argument("--talk-before", type=float, metavar="S",
 parser.add_argument("--noise", metavar="WAV", help="this noise instead of the benchmark's kitchen noise")
 parser.add_argument("--step", type=float, metavar="DB",
                     help="before each order 4 s of the noise DB dB quieter, rising to its level 1 s before the order")
+parser.add_argument("--answer-yes", action="store_true", help="a person's yes 1.5 s after each order")
 parser.add_argument("--listen-options", default="", help="more arguments for heed listen, as one string")
 args = parser.parse_args()
 if args.wake and args.talk:
@@ -82,6 +93,8 @@ if args.talk_before is not None and (args.talk or args.wake):
     parser.error("--talk-before goes with the orders stream")
 if args.step is not None and (args.talk or args.wake):
     parser.error("--step goes with the orders stream")
+if args.answer_yes and (args.talk or args.wake or args.step is not None):
+    parser.error("--answer-yes goes with the orders stream")
 if args.wake_phrase and not args.talk:
     parser.error("--wake-phrase goes with --talk (--wake uses each recording's own phrase)")
 
@@ -168,6 +181,11 @@ def talk_pieces():
     return pieces
 
 pieces = talk_pieces() if args.talk_before is not None else []
+yeses = []
+if args.answer_yes:
+    commands = os.path.join(args.corpora, "speech_commands_v001_sample")
+    with open(os.path.join(commands, "manifest.tsv")) as manifest:
+        yeses = [read(os.path.join(commands, line.split("\t")[0])) for line in list(manifest)[1:] if line.split("\t")[1] == "yes"]
 if pieces:
     print(f"{len(pieces)} pieces of talk, each ending {args.talk_before:g} s before an order", file=sys.stderr)
 
@@ -199,8 +217,9 @@ for name, extra, before, items in groups:
             envelope += [1.0] * (len(speech) - len(envelope)) + [quiet] * (STEP_QUIET - STEP_LEAD) + [1.0] * STEP_LEAD
             speech += [0] * STEP_QUIET
         after = GAP if args.step is None else STEP_AFTER
-        spans.append((start / RATE, (len(speech) + len(samples) + after) / RATE, label))
-        speech += samples + [0] * after
+        answer = yeses[len(spans) % len(yeses)] + [0] * GAP if yeses else []
+        spans.append((start / RATE, (len(speech) + len(samples) + after + len(answer)) / RATE, label))
+        speech += samples + [0] * after + answer
     envelope += [1.0] * (len(speech) - len(envelope))
     streams.append((name, extra, speech, spans, envelope if args.step is not None else None))
 speech_peak = statistics.median(peaks)
@@ -216,8 +235,11 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
                 # Mixed once per SNR; every --denoise mode hears the same file.
                 write_16k(stream, speech if snr is None else with_noise(speech, speech_peak, noise, snr, envelope))
             events = listen(stream, extra, mode)
-            finals = [e for e in events if e["event"] == "final"]
+            # An answer to asking back is no command: the final just before each askedBack event.
+            answers = {id(events[i - 1]) for i, e in enumerate(events) if e["event"] == "askedBack" and i > 0}
+            finals = [e for e in events if e["event"] == "final" and id(e) not in answers]
             wakes = [e for e in events if e["event"] == "wake"]
+            asked = [e for e in events if e["event"] == "askedBack"]
             endings = totals.setdefault("endings", {})
             for e in events:
                 if e["event"] == "speechEnded":
@@ -229,17 +251,21 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
                 for f in finals:
                     if f["text"] and not f["rejected"]:
                         accepted.setdefault(set_of(f), []).append(f["text"])
+                for a in asked:
+                    if a["answer"] == "yes":
+                        accepted.setdefault(set_of(a), []).append(a["text"] + " (asked back)")
                 for w in wakes:
                     woke[set_of(w)] = woke.get(set_of(w), 0) + 1
                 count = sum(len(texts) for texts in accepted.values())
                 hours = len(speech) / RATE / 3600
-                report = {"false_accepts": count, "per_hour": round(count / hours, 2), "finals": len(finals)}
+                report = {"false_accepts": count, "per_hour": round(count / hours, 2), "finals": len(finals),
+                          "asked_back": len(asked), "asked_back_per_hour": round(len(asked) / hours, 2)}
                 if args.wake_phrase:
                     report |= {"wake_phrase": args.wake_phrase, "false_wakes": len(wakes), "wakes_per_hour": round(len(wakes) / hours, 2),
                                "wakes_by_set": woke}
                 totals |= report | {"hours": round(hours, 3), "accepted_by_set": accepted}
                 continue
-            understood = heard = denoised = woken = 0
+            understood = heard = denoised = woken = confirmed = confirmed_wrong = 0
             for start, end, label in spans:
                 wanted = [words(value) for value in label.get("slots", {}).values()]
                 mine = [f for f in finals if start <= f["time"] < end]
@@ -247,12 +273,16 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
                 def holds(final):
                     text = " ".join(words(final["text"]))
                     return bool(text) and all(" ".join(w) in text for w in wanted)
+                yes = [a for a in asked if start <= a["time"] < end and a["answer"] == "yes"]
+                confirmed += bool(yes)
+                confirmed_wrong += any(not holds(a) for a in yes)
                 heard += any(holds(f) for f in mine)
-                understood += any(holds(f) and not f["rejected"] for f in mine)
+                understood += any(holds(f) and not f["rejected"] for f in mine) or any(holds(a) for a in yes)
                 denoised += any(f.get("denoised") for f in mine)
                 woken += any(start <= w["time"] < end for w in wakes)
             for key, value in {"orders": len(spans), "understood": understood, "heard_ignoring_rejection": heard,
-                               "finals": len(finals), "stream_seconds": round(len(speech) / RATE, 1)}.items():
+                               "finals": len(finals), "asked_back": len(asked), "confirmed": confirmed,
+                               "confirmed_wrong": confirmed_wrong, "stream_seconds": round(len(speech) / RATE, 1)}.items():
                 totals[key] = totals.get(key, 0) + value
             if mode == "auto":
                 totals["orders_denoised"] = totals.get("orders_denoised", 0) + denoised

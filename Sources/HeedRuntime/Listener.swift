@@ -87,6 +87,11 @@ public actor Listener {
         /// was not acted on; other talk seldom says one command twice running (docs/LISTEN.md,
         /// "Saying it again"). 0: never.
         public var repeatWindow: Double = 5
+        /// Always-on: an unsure command (rejected at ``alwaysOnThreshold``, not at
+        /// ``windowThreshold``) whose confidence is at least this is asked back ("Did you say …?")
+        /// and acted on when the answer is yes; an answer that is no yes or no is heard as a
+        /// command (docs/LISTEN.md, "Asking back"). Above 1: never.
+        public var askBackThreshold = 0.7
         /// Where the commands acted on are kept to adapt on (`--keep-heard`); `nil` keeps none.
         public var keptCommands: HeardRecordings?
 
@@ -347,7 +352,11 @@ public actor Listener {
             switch configuration.activation {
             case .always:
                 if case .utterance(let utterance, let result?, let ended) = try nextUtterance(.command, timeout: nil) {
-                    await act(on: result, utterance: utterance, ended: ended)
+                    if let match = askable(result) {
+                        try await askBack(about: result, match, utterance: utterance)
+                    } else {
+                        await act(on: result, utterance: utterance, ended: ended)
+                    }
                 }
             case .pushToTalk:
                 guard try waitForPress() else { continue }
@@ -373,7 +382,13 @@ public actor Listener {
 
     private enum Purpose {
         case command, answer, wake
+        /// The answer to asking back: yes, no, or a command of its own, heard with the answer
+        /// grammar. What that grammar's live pass hears does not end the utterance: it would cut
+        /// a command short, or end it as noise.
+        case confirmation
         var decodes: Bool { self != .wake }
+        var isAnswer: Bool { self == .answer || self == .confirmation }
+        var endsOnWhatWasHeard: Bool { self != .confirmation }
     }
 
     /// The rejection threshold for what is heard for `purpose`: a command is always-on only when
@@ -403,7 +418,7 @@ public actor Listener {
             // A request waits for silence, and never cuts into a window or a dialog turn.
             if timeout == nil, !endpointer.inSpeech, signals.hasRequests { return .over }
             if let timeout, !endpointer.inSpeech, endpointer.position - started > timeout { return .timedOut }
-            if !endpointer.inSpeech, purpose != .answer, endpointer.position - lastVocabularyCheck >= 1 {
+            if !endpointer.inSpeech, !purpose.isAnswer, endpointer.position - lastVocabularyCheck >= 1 {
                 lastVocabularyCheck = endpointer.position
                 refreshGrammar()
             }
@@ -428,11 +443,11 @@ public actor Listener {
                 }
                 // A noisy room can hold the endpointer in speech long after the words: the
                 // recognizer's own evidence ends the utterance then (docs/LISTEN.md).
-                if let quiet = recognizer.liveQuietAfterSentence, quiet >= endpointer.configuration.endSilence,
+                if purpose.endsOnWhatWasHeard, let quiet = recognizer.liveQuietAfterSentence, quiet >= endpointer.configuration.endSilence,
                     let ended = endpointer.endSpeech(heardQuietFor: quiet)
                 {
                     events.append(ended)
-                } else if configuration.noiseOnset > 0, held == nil, let quiet = recognizer.liveQuietWithoutWords,
+                } else if purpose.endsOnWhatWasHeard, configuration.noiseOnset > 0, held == nil, let quiet = recognizer.liveQuietWithoutWords,
                     quiet >= configuration.noiseOnset + endpointer.configuration.preRoll, let ended = endpointer.endAsNoise()
                 {
                     // The room grew louder and nobody spoke: the endpointer and the suppressor
@@ -538,6 +553,50 @@ public actor Listener {
         }
         unsure = (match, utterance.speechEnd)
         return (result, false)
+    }
+
+    /// The intent of an always-on result worth asking back about: unsure, and at least
+    /// ``Configuration/askBackThreshold``.
+    private func askable(_ result: RecognitionResult) -> IntentMatch? {
+        guard result.rejected, result.confidence >= configuration.askBackThreshold, !result.judged(at: configuration.windowThreshold).rejected
+        else { return nil }
+        return setup.parser.parse(result.text).first
+    }
+
+    /// Asks whether an unsure always-on command was meant ("Did you say …?") and acts on it when
+    /// the answer is yes. An answer that is no yes or no is heard as a command of its own, the
+    /// asked one still unsure: saying it again is its repeat (``Configuration/repeatWindow``).
+    private func askBack(about result: RecognitionResult, _ match: IntentMatch, utterance: Endpointer.Utterance) async throws {
+        await say("Did you say \(result.text)?", app: nil)
+        let grammar = DialogGrammar.grammar(for: .yesOrNo, catalog: catalog, vocabulary: [:], hasPronunciation: { _ in true })
+        let previous = recognizer.activeGrammar
+        let heard: Heard
+        do {
+            defer { try? recognizer.activateGrammar(named: previous) }
+            try recognizer.loadGrammar(grammar, activate: true)
+            heard = try nextUtterance(.confirmation, timeout: configuration.answerTimeout)
+        }
+        guard case .utterance(let answered, let answer?, let ended) = heard else {
+            send(.askedBack(time: endpointer.position, text: result.text, answer: "none"))
+            unsure = nil
+            return
+        }
+        let reply = answer.rejected ? nil : YesOrNo(answer: answer.text)
+        send(.askedBack(time: answered.speechEnd, text: result.text, answer: reply.map { "\($0)" } ?? "other"))
+        switch reply {
+        case .yes?:
+            unsure = nil
+            await act(on: result.judged(at: configuration.windowThreshold), utterance: utterance, ended: ended)
+        case .no?, .cancelled?:
+            unsure = nil
+        case nil:
+            if unsure?.match == match { unsure = (match, answered.speechStart) }
+            let decoded = decodable(answered)
+            let heardAsCommand = try recognizer.recognize(decoded.audio).judged(at: configuration.alwaysOnThreshold)
+            let (command, repeated) = judgedAsRepeat(heardAsCommand, of: answered)
+            sendFinal(command, of: answered, denoised: decoded.denoised, repeated: repeated, ended: ended)
+            await act(on: command, utterance: answered, ended: ended)
+        }
     }
 
     /// An utterance as the whole decode takes it (through the noise suppressor when the mode says

@@ -29,6 +29,10 @@ public enum ListenerEvent: Sendable, Encodable {
     case vocabulary(time: Double, GrammarChange)
     /// What is going on changed which contextual intents are in the grammar (`text` lists them).
     case context(time: Double, GrammarChange)
+    /// An unsure always-on command (`text`) was asked back ("Did you say …?"), and how it was
+    /// answered: `yes` (it is acted on), `no`, `cancelled`, `none` (no answer in time) or `other`
+    /// (not a yes or no: heard as a command of its own).
+    case askedBack(time: Double, text: String, answer: String)
     /// The microphone is lent to a hand-off of `heed serve` (`text`: the client's app id):
     /// nothing is heard as a command until it comes back.
     case microphoneLent(time: Double, to: String)
@@ -129,6 +133,7 @@ public enum ListenerEvent: Sendable, Encodable {
         case .speech: "speech"
         case .vocabulary: "vocabulary"
         case .context: "context"
+        case .askedBack: "askedBack"
         case .microphoneLent: "microphoneLent"
         case .microphoneBack: "microphoneBack"
         case .stopped: "stopped"
@@ -142,14 +147,14 @@ public enum ListenerEvent: Sendable, Encodable {
         case .latency: nil
         case .speechStarted(let time), .partial(let time, _), .speechEnded(let time, _), .final(let time, _), .ignored(let time, _, _, _),
             .wake(let time, _, _, _), .activated(let time), .intent(let time, _), .speech(let time, _), .vocabulary(let time, _),
-            .context(let time, _), .microphoneLent(let time, _), .microphoneBack(let time), .stopped(let time):
+            .context(let time, _), .askedBack(let time, _, _), .microphoneLent(let time, _), .microphoneBack(let time), .stopped(let time):
             time
         }
     }
 
     private enum Key: String, CodingKey {
         case event, time, text, isFinal, confidence, rejected, alternatives, mode, reason, spoken, status, intent, milliseconds, snrDecibels
-        case denoised, repeated, afterPause
+        case denoised, repeated, afterPause, answer
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -162,6 +167,9 @@ public enum ListenerEvent: Sendable, Encodable {
             try container.encode(source, forKey: .text)
         case .speechStarted, .activated, .microphoneBack, .stopped:
             break
+        case .askedBack(_, let text, let answer):
+            try container.encode(text, forKey: .text)
+            try container.encode(answer, forKey: .answer)
         case .microphoneLent(_, let appID):
             try container.encode(appID, forKey: .text)
         case .partial(_, let text):

@@ -79,6 +79,16 @@ struct ListenerOptions: ParsableArguments {
             valueName: "seconds"))
     var repeatWindow = Listener.Configuration().repeatWindow
 
+    @Option(
+        name: .customLong("ask-above"),
+        help: ArgumentHelp(
+            "Always-on: ask back (\"Did you say …?\") about an unsure command at least this confident (0–1; above 1: never).",
+            discussion: "An unsure command is one below the always-on threshold but not below the window's. Answered yes "
+                + "(or yeah, yep, sure, okay), it is acted on; an answer that is no yes or no is heard as a command "
+                + "(docs/LISTEN.md).",
+            valueName: "confidence"))
+    var askAbove = Listener.Configuration().askBackThreshold
+
     @Flag(
         name: .customLong("keep-heard"),
         help: ArgumentHelp(
@@ -96,6 +106,7 @@ struct ListenerOptions: ParsableArguments {
         guard commandWindow > 0, answerTimeout > 0 else { throw ValidationError("--command-window and --answer-timeout must be positive") }
         guard hesitation > 0 && hesitation <= 5 else { throw ValidationError("--hesitation must be between 0 and 5 seconds, not \(hesitation)") }
         guard repeatWindow >= 0 && repeatWindow <= 60 else { throw ValidationError("--repeat-window must be between 0 and 60 seconds, not \(repeatWindow)") }
+        guard askAbove >= 0 else { throw ValidationError("--ask-above must be 0 or more, not \(askAbove)") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
             throw ValidationError("--window-reject-below must be between 0 and 1, not \(windowRejectionThreshold)")
@@ -147,6 +158,7 @@ struct ListenerOptions: ParsableArguments {
         settings.commandWindow = commandWindow
         settings.answerTimeout = answerTimeout
         settings.repeatWindow = repeatWindow
+        settings.askBackThreshold = askAbove
         settings.unfinishedEndSilence = hesitation
         settings.maximumSeconds = maximumSeconds
         settings.spokenResponses = configuration.spokenResponses

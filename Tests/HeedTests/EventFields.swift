@@ -17,9 +17,13 @@ extension ListenerEvent {
         case .speech(_, let speech): speech.text
         case .vocabulary(_, let change), .context(_, let change): change.text
         case .microphoneLent(_, let appID): appID
+        case .askedBack(_, let text, _): text
         default: nil
         }
     }
+
+    /// How an asked-back command was answered.
+    var answer: String? { if case .askedBack(_, _, let answer) = self { answer } else { nil } }
 
     var intent: IntentMatch? { if case .intent(_, let match) = self { match } else { nil } }
 

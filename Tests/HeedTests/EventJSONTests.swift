@@ -33,6 +33,7 @@ struct EventJSONTests {
          #"{"afterPause":true,"alternatives":[],"confidence":0.9,"event":"final","isFinal":true,"milliseconds":{"afterEndOfSpeech":2,"decode":1},"rejected":false,"text":"pause","time":2}"#),
         (.final(time: 2, .init(text: "", confidence: 0, rejected: true, alternatives: [], milliseconds: ["decode": 1, "afterEndOfSpeech": 2], snrDecibels: nil)),
          #"{"alternatives":[],"confidence":0,"event":"final","isFinal":true,"milliseconds":{"afterEndOfSpeech":2,"decode":1},"rejected":true,"text":"","time":2}"#),
+        (.askedBack(time: 4, text: "pause", answer: "yes"), #"{"answer":"yes","event":"askedBack","text":"pause","time":4}"#),
         (.ignored(time: 3, reason: "too short to be a command"), #"{"event":"ignored","reason":"too short to be a command","time":3}"#),
         (.ignored(time: 3, reason: "no wake phrase", text: "hey", confidence: 0.25),
          #"{"confidence":0.25,"event":"ignored","reason":"no wake phrase","text":"hey","time":3}"#),

@@ -18,16 +18,19 @@ import Testing
         _ samples: [Int16], script: [Line], activation: Listener.Activation = .always, log: ListenerLog,
         recognizerLog: ScriptedRecognizer.Log = .init(), actions: [(offset: Int, action: @Sendable () -> Void)] = [],
         speaker: RecordingSpeaker? = nil, synthesizer: ScriptedSynthesizer = .init(), spokenResponses: Bool = false,
-        repeatWindow: Double = Listener.Configuration().repeatWindow, unfinishedSeconds: Double = 0
+        repeatWindow: Double = Listener.Configuration().repeatWindow, unfinishedSeconds: Double = 0,
+        answers: [Line] = [], askBackThreshold: Double = Listener.Configuration().askBackThreshold
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         let setup = RecognitionSetup(unchecked: catalog.inContext([]))
-        let recognizer = ScriptedRecognizer(grammar: setup.grammar, script: [ScriptedRecognizer.anyGrammar: script], log: recognizerLog)
+        let recognizer = ScriptedRecognizer(
+            grammar: setup.grammar, script: [ScriptedRecognizer.anyGrammar: script, "answer:yesOrNo": answers], log: recognizerLog)
         recognizer.unfinishedSeconds = unfinishedSeconds
         var configuration = Listener.Configuration()
         configuration.activation = activation
         configuration.spokenResponses = spokenResponses
         configuration.repeatWindow = repeatWindow
+        configuration.askBackThreshold = askBackThreshold
         return Listener(
             source: SamplesSource(samples, actions: actions), recognizer: recognizer, synthesizer: synthesizer, speaker: speaker, catalog: catalog,
             setup: setup, vocabularyStore: nil, dispatcher: nil, authorization: nil, configuration: configuration,
