@@ -197,6 +197,8 @@ struct EventPrinter: Sendable {
                 "heard \"\(result.text)\" (confidence \(String(format: "%.2f", result.confidence)))\(result.rejected ? ": not a command" : "")"
             case .intent(_, let intent): IntentDescription(intent).text
             case .speech(_, let speech): speech.text
+            case .askedBack(_, _, let answer) where answer != "yes" && answer != "other":
+                answer == "none" ? "[no answer: not acted on]" : "[not acted on]"
             case .vocabulary(_, let change): "vocabulary reloaded: \(change.text ?? change.reason ?? "")"
             case .microphoneLent(_, let appID): "[the microphone is lent to a hand-off for \(appID)]"
             case .microphoneBack: "[the microphone is back]"
