@@ -96,16 +96,20 @@ import Testing
         let folder = try TemporaryFolder.make()
         let command = try AudioFile.read("\(corpora)/speech_to_phrase_en/wav/set_a_timer_for_3_hours_and_10_minutes.wav").samples
         let environment = ["XDG_CONFIG_HOME": folder.path, "XDG_DATA_HOME": folder.path, "XDG_STATE_HOME": folder.path]
-        func events(answer: String?, arguments: [String] = []) throws -> [[String: Any]] {
+        func listen(answer: String?, arguments: [String]) throws -> String {
             var samples = TestAudio.roomNoise(seconds: 1) + command + TestAudio.roomNoise(seconds: 1.5)
             if let answer { samples += try AudioFile.read("\(corpora)/speech_commands_v001_sample/wav/\(answer)").samples + TestAudio.roomNoise(seconds: 1.5) }
             let stream = folder.appendingPathComponent("asked.wav")
             try WAVBuilder(samples: samples).data.write(to: stream)
             let run = try Fixtures.run(
-                Fixtures.heedBinary, ["listen", "--input", stream.path, "--dry-run", "--json", "--intents", "intents"] + arguments,
+                Fixtures.heedBinary, ["listen", "--input", stream.path, "--dry-run", "--intents", "intents"] + arguments,
                 in: Fixtures.packageRoot, environment: environment)
             #expect(run.status == 0, "\(run.error)")
-            return run.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            return run.output
+        }
+        func events(answer: String?, arguments: [String] = []) throws -> [[String: Any]] {
+            try listen(answer: answer, arguments: ["--json"] + arguments).split(separator: "\n")
+                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         }
         func asked(_ events: [[String: Any]]) -> [String] { events.filter { $0["event"] as? String == "askedBack" }.compactMap { $0["answer"] as? String } }
         func intents(_ events: [[String: Any]]) -> [[String: Any]] { events.compactMap { $0["intent"] as? [String: Any] } }
@@ -126,6 +130,8 @@ import Testing
         let silence = try events(answer: nil)
         #expect(asked(silence) == ["none"])
         #expect(intents(silence).isEmpty)
+        let shown = try listen(answer: nil, arguments: [])
+        #expect(shown.contains("Did you say set a timer for three hours and ten minutes?\n[no answer: not acted on]"), "\(shown)")
         let never = try events(answer: "yes/563aa4e6_nohash_2.wav", arguments: ["--ask-above", "2"])
         #expect(asked(never).isEmpty)
         #expect(intents(never).isEmpty)
