@@ -22,6 +22,9 @@ struct CommandLineTests {
         let rate = try Fixtures.run(Fixtures.heedBinary, ["recognize", "--rate", "8000", "a.wav"])
         #expect(rate.status == 2)
         #expect(rate.error.contains("--rate applies to --raw audio"))
+        let ask = try Fixtures.run(Fixtures.heedBinary, ["listen", "--ask-above=-1", "--input", "a.wav"])
+        #expect(ask.status == 2)
+        #expect(ask.error.contains("--ask-above must be 0 or more, not -1.0"))
     }
 
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
