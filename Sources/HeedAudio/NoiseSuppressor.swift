@@ -190,10 +190,23 @@ public enum DenoiseMode: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// A whole recording through the front end: denoised when the mode says so for its SNR
-    /// (`off` does not estimate it), and whether it was.
-    public func process(_ audio: AudioBuffer, settings: NoiseSuppressor.Settings = .init()) -> (audio: AudioBuffer, denoised: Bool) {
-        process(audio) { NoiseSuppressor.denoise(audio, settings: settings) }
+    /// A whole recording heard through the front end: where the mode suppresses noise for its
+    /// SNR, heard twice, as captured and suppressed (``HeedCore/SpeechRecognizer/recognize(_:suppressed:)``);
+    /// else heard as it is. And whether it was suppressed.
+    public func hear(
+        _ audio: AudioBuffer, with recognizer: some SpeechRecognizer, settings: NoiseSuppressor.Settings = .init()
+    ) throws(RecognizerError) -> (result: RecognitionResult, denoised: Bool) {
+        try hear(audio, with: recognizer) { NoiseSuppressor.denoise(audio, settings: settings) }
+    }
+
+    /// Audio heard through the front end, by a suppressor of the caller's: `denoised()` is
+    /// heard beside the captured audio when the mode says so for the audio's SNR.
+    public func hear(
+        _ audio: AudioBuffer, with recognizer: some SpeechRecognizer, denoised: () -> AudioBuffer
+    ) throws(RecognizerError) -> (result: RecognitionResult, denoised: Bool) {
+        let front = process(audio, denoised: denoised)
+        guard front.denoised else { return (try recognizer.recognize(audio), false) }
+        return (try recognizer.recognize(audio, suppressed: front.audio), true)
     }
 
     /// Audio through the front end, by a suppressor of the caller's: `denoised()` is used when

@@ -24,12 +24,32 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     /// The measurements `confidence` was computed from, by name (recognizer-specific; for
     /// calibration and diagnosis). `nil` when the recognizer gives none.
     public var confidenceFeatures: [String: Double]? = nil
+    /// The threshold a result heard twice in noise (``SpeechRecognizer/recognize(_:suppressed:)``)
+    /// is held to where a stricter one is asked for: the two hearings agreeing is evidence the
+    /// confidence alone lacks (docs/RECOGNITION.md, "Operating points"). `nil` for a result heard
+    /// once, or whose grammar has no lower point in noise.
+    public var inNoisePoint: Double? = nil
 
     /// The result judged at another rejection threshold: rejected when nothing was heard or its
-    /// confidence is below `threshold`.
+    /// confidence is below `threshold` (below ``inNoisePoint`` if that is lower).
     public func judged(at threshold: Double) -> RecognitionResult {
         var result = self
-        result.rejected = text.isEmpty || confidence < threshold
+        result.rejected = text.isEmpty || confidence < min(threshold, inNoisePoint ?? threshold)
+        return result
+    }
+
+    /// One result from two hearings of the same audio in noise, with the noise suppressor and
+    /// without it. When they hear the same words, the suppressed hearing stands. When they do
+    /// not, the words of the more confident one stand at the lower of the two confidences: a
+    /// command is heard alike either way far more often than other talk is. The CPU is both
+    /// hearings'. Not judged: the caller judges it at its threshold.
+    public static func heardTwice(suppressed: RecognitionResult, captured: RecognitionResult) -> RecognitionResult {
+        var result = suppressed
+        if captured.text != suppressed.text {
+            result = captured.confidence > suppressed.confidence ? captured : suppressed
+            result.confidence = min(captured.confidence, suppressed.confidence)
+        }
+        result.decodeSeconds = suppressed.decodeSeconds + captured.decodeSeconds
         return result
     }
 
@@ -105,6 +125,16 @@ public protocol SpeechRecognizer: AnyObject {
     /// - Returns: the result, possibly empty or rejected.
     /// - Throws: ``RecognizerError`` when the decoder fails.
     func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult
+
+    /// Recognizes one complete utterance heard in noise, as captured and as the noise
+    /// suppressor left it (``RecognitionResult/heardTwice(suppressed:captured:)``), judged at the
+    /// recognizer's threshold or, for a grammar that has one, the lower point in noise
+    /// (``RecognitionResult/inNoisePoint``).
+    ///
+    /// - Parameters:
+    ///   - captured: the utterance as captured, mono at ``AudioBuffer/recognitionSampleRate``.
+    ///   - suppressed: the same samples after the noise suppressor.
+    func recognize(_ captured: AudioBuffer, suppressed: AudioBuffer) throws(RecognizerError) -> RecognitionResult
 
     /// Whether `text` (lower-case words separated by spaces) is a sentence of the active grammar.
     func accepts(_ text: String) -> Bool

@@ -36,6 +36,11 @@ public struct EvaluationReport: Sendable, Codable {
         public var snrDecibels: Double? = nil
         /// What the confidence was computed from (``RecognitionResult/confidenceFeatures``).
         public var features: [String: Double]? = nil
+        /// Whether the recording was heard twice, as mixed and through the noise suppressor
+        /// (``HeedCore/SpeechRecognizer/recognize(_:suppressed:)``); `nil` when heard once.
+        public var heardTwice: Bool? = nil
+        /// The lower threshold it is held to, heard twice (``RecognitionResult/inNoisePoint``).
+        public var inNoisePoint: Double? = nil
     }
 
     /// What a recording is for in the rejection measurement.
@@ -210,8 +215,9 @@ public struct Evaluation: Sendable {
     }
 
     /// The longest utterance the endpointer finds in a recording, fed to it in chunks as the
-    /// listener reads a device; silence when it finds none.
-    static func longestUtterance(in audio: AudioBuffer, _ configuration: Endpointer.Configuration) -> AudioBuffer {
+    /// listener reads a device, as a cut of that recording (or of another of the same length);
+    /// 0.1 s of silence when it finds none.
+    static func longestUtterance(in audio: AudioBuffer, _ configuration: Endpointer.Configuration) -> (AudioBuffer) -> AudioBuffer {
         var endpointer = Endpointer(configuration: configuration)
         var utterances: [Endpointer.Utterance] = []
         var offset = 0
@@ -225,8 +231,12 @@ public struct Evaluation: Sendable {
             if end == offset { break }
             offset = end
         }
-        let longest = utterances.max { $0.samples.count < $1.samples.count }
-        return longest?.audio ?? AudioBuffer(samples: [Int16](repeating: 0, count: 1600), sampleRate: audio.sampleRate)
+        guard let longest = utterances.max(by: { $0.samples.count < $1.samples.count }) else {
+            return { AudioBuffer(samples: [Int16](repeating: 0, count: 1600), sampleRate: $0.sampleRate) }
+        }
+        let start = min(audio.samples.count, Int((longest.start * Double(audio.sampleRate)).rounded()))
+        let end = min(audio.samples.count, start + longest.samples.count)
+        return { AudioBuffer(samples: Array($0.samples[start..<end]), sampleRate: $0.sampleRate) }
     }
 
     /// Whether a row is a command or speech to reject.
@@ -337,6 +347,7 @@ public struct Evaluation: Sendable {
     private func evaluate(_ entry: CorpusManifest.Entry, with recognizer: inout some SpeechRecognizer) throws(RecognizerError) -> Outcome {
         var outcome = Outcome()
         var audio: AudioBuffer
+        var suppressed: AudioBuffer?
         // The recording's own length: the hours of speech a false accept is counted against.
         var recordingSeconds = 0.0
         var snr: Double?
@@ -345,8 +356,14 @@ public struct Evaluation: Sendable {
             recordingSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
             if let noise { audio = noise.apply(to: audio, recording: entry.relativePath) }
             snr = SignalToNoise.estimate(audio.samples, sampleRate: audio.sampleRate)
-            if denoising.mode.applies(toSNR: snr) { audio = NoiseSuppressor.denoise(audio, settings: denoising.settings) }
-            if let endpointing { audio = Self.longestUtterance(in: audio, endpointing) }
+            if denoising.mode.applies(toSNR: snr) { suppressed = NoiseSuppressor.denoise(audio, settings: denoising.settings) }
+            if let endpointing {
+                // As the listener: its endpointer hears the captured audio, the decode takes the
+                // suppressor's output over the same stretch.
+                let span = Self.longestUtterance(in: audio, endpointing)
+                audio = span(audio)
+                suppressed = suppressed.map(span)
+            }
         } catch {
             outcome.failures.append(.init(kind: .unreadable, file: entry.relativePath, line: entry.line, message: error.description))
             return outcome
@@ -354,7 +371,9 @@ public struct Evaluation: Sendable {
         var started = ContinuousClock.now
         let result: RecognitionResult
         if live {
-            (result, started) = try Self.decodeLive(audio, with: recognizer)
+            (result, started) = try Self.decodeLive(suppressed ?? audio, with: recognizer)
+        } else if let suppressed {
+            result = try recognizer.recognize(audio, suppressed: suppressed)
         } else {
             result = try recognizer.recognize(audio)
         }
@@ -377,6 +396,8 @@ public struct Evaluation: Sendable {
         item.durationSeconds = recordingSeconds
         item.snrDecibels = snr
         item.features = result.confidenceFeatures
+        item.heardTwice = suppressed != nil && !live ? true : nil
+        item.inNoisePoint = result.inNoisePoint
         if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
         if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {
             outcome.failures.append(failure)
@@ -423,7 +444,9 @@ public struct Evaluation: Sendable {
         report.noise = noise.map { "\($0.name) at \($0.snr) dB SNR" }
         let rejectionOutcomes = items.compactMap { item in
             item.role.map {
-                RejectionReport.Outcome(role: $0, right: item.right ?? true, heard: !item.text.isEmpty, rejected: item.rejected, confidence: item.confidence, seconds: item.durationSeconds)
+                RejectionReport.Outcome(
+                    role: $0, right: item.right ?? true, heard: !item.text.isEmpty, rejected: item.rejected, confidence: item.confidence,
+                    inNoisePoint: item.inNoisePoint, seconds: item.durationSeconds)
             }
         }
         if !rejectionOutcomes.isEmpty {
@@ -511,7 +534,8 @@ public struct Evaluation: Sendable {
 /// Acceptance is positives heard right and accepted over all positives (a positive with
 /// no transcript or intent label counts as right); false accepts are negatives accepted,
 /// per hour of negative audio. On the curve a result is accepted when it has words and its
-/// confidence is at least the threshold, which is how ``PocketSphinxRecognizer`` rejects.
+/// confidence is at least the threshold (or its lower point in noise, heard twice), which is
+/// how ``RecognitionResult/judged(at:)`` rejects.
 public struct RejectionReport: Sendable, Codable, Hashable {
     /// One result, as far as rejection is concerned.
     public struct Outcome: Sendable, Hashable {
@@ -522,17 +546,27 @@ public struct RejectionReport: Sendable, Codable, Hashable {
         public var heard: Bool
         public var rejected: Bool
         public var confidence: Double
+        /// The lower threshold a result heard twice in noise is held to (``RecognitionResult/inNoisePoint``).
+        public var inNoisePoint: Double?
         /// Seconds of audio.
         public var seconds: Double
 
         /// Creates an outcome.
-        public init(role: EvaluationReport.Role, right: Bool, heard: Bool, rejected: Bool, confidence: Double, seconds: Double) {
+        public init(
+            role: EvaluationReport.Role, right: Bool, heard: Bool, rejected: Bool, confidence: Double, inNoisePoint: Double? = nil, seconds: Double
+        ) {
             self.role = role
             self.right = right
             self.heard = heard
             self.rejected = rejected
             self.confidence = confidence
+            self.inNoisePoint = inNoisePoint
             self.seconds = seconds
+        }
+
+        /// Whether it is accepted at `threshold`, as ``RecognitionResult/judged(at:)`` judges.
+        func accepted(at threshold: Double) -> Bool {
+            heard && confidence >= min(threshold, inNoisePoint ?? threshold)
         }
     }
 
@@ -594,8 +628,8 @@ public struct RejectionReport: Sendable, Codable, Hashable {
             )
         }
         operatingPoint = point(threshold) { !$0.rejected }
-        lenientPoint = lenientThreshold.map { threshold in point(threshold) { $0.heard && $0.confidence >= threshold } }
-        curve = curveThresholds.map { threshold in point(threshold) { $0.heard && $0.confidence >= threshold } }
+        lenientPoint = lenientThreshold.map { threshold in point(threshold) { $0.accepted(at: threshold) } }
+        curve = curveThresholds.map { threshold in point(threshold) { $0.accepted(at: threshold) } }
     }
 
     /// Thresholds 0.05, 0.10, … 0.95.

@@ -468,8 +468,8 @@ public actor Listener {
                     guard purpose.decodes else { continue }
                     let unfinished = recognizer.liveSentenceUnfinished
                     let words = unfinished ? recognizer.liveHypothesis.split(separator: " ").map(String.init) : []
-                    let decoded = decodable(utterance)
-                    let result = try recognizer.recognize(decoded.audio)
+                    let decoded = try hear(utterance)
+                    let result = decoded.result
                     speculative = (utterance.samples.count, result, decoded.denoised)
                     // Mid-sentence, a pause is more likely one to think than the end, unless what
                     // was said so far already makes a command that would be taken. One pause an
@@ -513,8 +513,8 @@ public actor Listener {
                         result = speculative.result.judged(at: threshold(for: purpose))
                         denoised = speculative.denoised
                     } else {
-                        let decoded = decodable(utterance)
-                        result = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
+                        let decoded = try hear(utterance)
+                        result = decoded.result.judged(at: threshold(for: purpose))
                         denoised = decoded.denoised
                     }
                     // A pause was waited out and what came of it is no command: the words after the
@@ -522,8 +522,8 @@ public actor Listener {
                     var afterPause = false
                     if result.rejected, let afterHeldPause {
                         let words = utterance.from(sample: afterHeldPause)
-                        let decoded = decodable(words)
-                        let heard = try recognizer.recognize(decoded.audio).judged(at: threshold(for: purpose))
+                        let decoded = try hear(words)
+                        let heard = decoded.result.judged(at: threshold(for: purpose))
                         if !heard.rejected {
                             (utterance, result, denoised, afterPause) = (words, heard, decoded.denoised, true)
                         }
@@ -591,23 +591,35 @@ public actor Listener {
             unsure = nil
         case nil:
             if unsure?.match == match { unsure = (match, answered.speechStart) }
-            let decoded = decodable(answered)
-            let heardAsCommand = try recognizer.recognize(decoded.audio).judged(at: configuration.alwaysOnThreshold)
+            let decoded = try hear(answered)
+            let heardAsCommand = decoded.result.judged(at: configuration.alwaysOnThreshold)
             let (command, repeated) = judgedAsRepeat(heardAsCommand, of: answered)
             sendFinal(command, of: answered, denoised: decoded.denoised, repeated: repeated, ended: ended)
             await act(on: command, utterance: answered, ended: ended)
         }
     }
 
-    /// An utterance as the whole decode takes it (through the noise suppressor when the mode says
-    /// so for its SNR), and whether it was suppressed: `nil` when suppression is off. The
-    /// suppressor is the one that has followed the stream, not one started on the utterance.
+    /// An utterance as the whole decode hears it, and whether the noise suppressor took part
+    /// (`nil`: suppression is off): as captured, or, when the mode says so for its SNR, twice, as
+    /// captured and as the suppressor left it (``HeedCore/SpeechRecognizer/recognize(_:suppressed:)``).
+    /// The suppressor is the one that has followed the stream, not one started on the utterance.
+    private func hear(_ utterance: Endpointer.Utterance) throws -> (result: RecognitionResult, denoised: Bool?) {
+        guard let suppressed else { return (try recognizer.recognize(utterance.audio), nil) }
+        let heard = try configuration.denoise.hear(utterance.audio, with: recognizer) { Self.suppressed(utterance, by: suppressed) }
+        return (heard.result, heard.denoised)
+    }
+
+    /// An utterance as the wake phrase is spotted in it: through the noise suppressor when the
+    /// mode says so for its SNR, and whether it was (`nil`: suppression is off).
     private func decodable(_ utterance: Endpointer.Utterance) -> (audio: AudioBuffer, denoised: Bool?) {
         guard let suppressed else { return (utterance.audio, nil) }
-        return configuration.denoise.process(utterance.audio) {
-            let start = Int((utterance.start * Double(Endpointer.sampleRate)).rounded())
-            return AudioBuffer(samples: suppressed.denoised(utterance.samples, from: start), sampleRate: Endpointer.sampleRate)
-        }
+        return configuration.denoise.process(utterance.audio) { Self.suppressed(utterance, by: suppressed) }
+    }
+
+    /// What the suppressor that follows the stream made of an utterance's samples.
+    private static func suppressed(_ utterance: Endpointer.Utterance, by stream: SuppressedStream) -> AudioBuffer {
+        let start = Int((utterance.start * Double(Endpointer.sampleRate)).rounded())
+        return AudioBuffer(samples: stream.denoised(utterance.samples, from: start), sampleRate: Endpointer.sampleRate)
     }
 
     /// The next chunk of audio; empty at the end. Every chunk goes to the endpointer too.
@@ -667,8 +679,8 @@ public actor Listener {
         if spotted.words.count > words.count {
             // A command in the same breath: recognized on its own, from the end of the phrase.
             let commandStart = min(utterance.samples.count, Int(phraseEnd * Double(Endpointer.sampleRate)))
-            let decoded = decodable(utterance.from(sample: commandStart))
-            let result = try recognizer.recognize(decoded.audio).judged(at: configuration.windowThreshold)
+            let decoded = try hear(utterance.from(sample: commandStart))
+            let result = decoded.result.judged(at: configuration.windowThreshold)
             sendFinal(result, of: utterance, denoised: decoded.denoised, ended: ended)
             await act(on: result, utterance: utterance, ended: ended)
             return

@@ -198,14 +198,13 @@ public final class Recognizers: Sendable {
         }
     }
 
-    /// The final result of a task's whole audio (16 kHz mono): noise suppression as the setup
-    /// says, then the lease's decoder over all of it, as `heed recognize` decodes a file.
+    /// The final result of a task's whole audio (16 kHz mono): the lease's decoder over all of
+    /// it through the noise suppressor as the setup says, as `heed recognize` decodes a file.
     /// - Throws: ``RecognizerError`` when decoding fails.
     package func finalResult(_ samples: [Int16], with lease: Lease) throws(RecognizerError) -> HeedCore.RecognitionResult {
         let setup = setup
-        let audio = setup.denoise.process(
-            AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate), settings: setup.denoiseSettings).audio
-        return try lease.recognizer.recognize(audio)
+        let audio = AudioBuffer(samples: samples, sampleRate: AudioBuffer.recognitionSampleRate)
+        return try setup.denoise.hear(audio, with: lease.recognizer, settings: setup.denoiseSettings).result
     }
 
     /// Decoders of phrase lists, and of dictation with contextual strings, are not kept: each

@@ -150,16 +150,25 @@ public struct ConfidenceModel: Sendable, Hashable {
     /// chose to give (`heed run --audio`, `heed recognize`). Chosen from the accepted share of
     /// heard-right commands (docs/RECOGNITION.md, "Operating points").
     public var lenientPoint: Double = 0.2
+    /// The always-on threshold for a result heard twice in noise, with the noise suppressor and
+    /// without it (``RecognitionResult/heardTwice(suppressed:captured:)``): hearings that disagree
+    /// keep the lower confidence, which takes most other talk below this point. Chosen like
+    /// ``operatingPoint``, on the train split of the rejection sets mixed with kitchen noise
+    /// (docs/RECOGNITION.md, "Operating points"). `nil`: the same threshold as heard once.
+    public var inNoisePoint: Double? = nil
     /// Above this many phones outside the words for each phone of them (``ConfidenceFeatures``'s
     /// `outsidePhoneRatio`), the words explain too little of what was said to be the command,
     /// whatever the other features say: the probability is 0. `nil`: no limit.
     public var outsidePhoneLimit: Double? = nil
 
     /// Creates a model over named features.
-    public init(weights: [String: Double], intercept: Double, operatingPoint: Double, outsidePhoneLimit: Double? = nil) {
+    public init(
+        weights: [String: Double], intercept: Double, operatingPoint: Double, inNoisePoint: Double? = nil, outsidePhoneLimit: Double? = nil
+    ) {
         self.weights = weights
         self.intercept = intercept
         self.operatingPoint = operatingPoint
+        self.inNoisePoint = inNoisePoint
         self.outsidePhoneLimit = outsidePhoneLimit
     }
 
@@ -185,6 +194,7 @@ public struct ConfidenceModel: Sendable, Hashable {
         ],
         intercept: 1.169,
         operatingPoint: 0.87,
+        inNoisePoint: 0.7,
         outsidePhoneLimit: 6
     )
 

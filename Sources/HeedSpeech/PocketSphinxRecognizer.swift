@@ -54,6 +54,10 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         public var oneWordConfidence: ConfidenceModel? = .oneWord
         /// Results whose confidence is below this are rejected.
         public var rejectionThreshold: Double
+        /// The threshold for a result heard twice in noise (``recognize(_:suppressed:)``) where
+        /// ``rejectionThreshold`` or a caller's threshold is stricter. `nil`: the confidence
+        /// model's own ``ConfidenceModel/inNoisePoint`` (none for a grammar of single words).
+        public var inNoiseThreshold: Double? = nil
         /// Pronunciations that win over the dictionary's (registered vocabulary, user
         /// overrides): word → one or more ARPAbet phone strings ("R UW T S IH K S T IY S IH K S").
         public var additionalPronunciations: [String: [String]] = [:]
@@ -486,6 +490,21 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         return try finishUtterance()
     }
 
+    /// Recognizes an utterance heard in noise twice, as captured and suppressed
+    /// (``RecognitionResult/heardTwice(suppressed:captured:)``). Dictation hears the suppressed
+    /// audio alone: its words are not judged.
+    public func recognize(_ captured: AudioBuffer, suppressed: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
+        guard !grammar.isDictation else { return try recognize(suppressed) }
+        var result = RecognitionResult.heardTwice(suppressed: try recognize(suppressed), captured: try recognize(captured))
+        result.inNoisePoint = configuration.inNoiseThreshold ?? confidenceModel.inNoisePoint
+        return result.judged(at: configuration.rejectionThreshold)
+    }
+
+    /// The confidence model of the active grammar.
+    private var confidenceModel: ConfidenceModel {
+        grammar.saysOneWord ? oneWordConfidence ?? configuration.confidence : configuration.confidence
+    }
+
     /// Starts an utterance fed in chunks with ``process(_:)``.
     ///
     /// - Throws: ``RecognizerError`` `.audioUnsupported` unless `sampleRate` is 16 kHz.
@@ -610,7 +629,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         // Per 10 ms decoder frame.
         let energies = AudioBuffer.frameEnergies(utterance, frameLength: AudioBuffer.recognitionSampleRate / Int(Self.framesPerSecond))
         let features = confidenceFeatures(of: words, among: words, margin: margin, phoneLoop: phones, energies: energies, noiseLevel: noise)
-        let model = grammar.saysOneWord ? oneWordConfidence ?? configuration.confidence : configuration.confidence
+        let model = confidenceModel
         let confidence = text.isEmpty ? 0 : model.probability(features.named)
         let segments = words.map { segment in
             WordSegment(

@@ -67,6 +67,11 @@ public final class ScriptedRecognizer: SpeechRecognizer {
         return result(of: next(), audio: audio)
     }
 
+    /// One scripted line, as for audio heard once: a script says what was heard, not how often.
+    public func recognize(_ captured: AudioBuffer, suppressed: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
+        try recognize(suppressed)
+    }
+
     /// The next scripted line, as the live utterance's result.
     public func finishLiveDecoding() throws(RecognizerError) -> RecognitionResult {
         guard live.active else { throw RecognizerError(.decodeFailed, "no live utterance to finish") }

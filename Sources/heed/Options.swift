@@ -23,7 +23,9 @@ struct DenoiseOptions: ParsableArguments {
                 Default: auto. heed recognize and heed eval judge each recording; heed listen judges each utterance, \
                 taken from one suppressor that follows the whole stream, and spots the wake phrase in what it leaves. \
                 On the kitchen-noise curves auto was never worse than off by more than a point and up to 6.5 points \
-                better for recordings, 4 points for the listener at 6 dB (docs/MEASUREMENTS.md).
+                better for recordings, 4 points for the listener at 6 dB (docs/MEASUREMENTS.md). Where it \
+                suppresses noise, the audio is heard twice, as captured and suppressed (twice the decoding time), \
+                and the result is held to --reject-below-in-noise.
                 """,
             valueName: "off|on|auto"))
     var modeName: String?
@@ -68,6 +70,22 @@ struct RecognizerOptions: ParsableArguments {
             valueName: "confidence")
     )
     var rejectionThreshold: Double?
+
+    @Option(
+        name: .customLong("reject-below-in-noise"),
+        help: ArgumentHelp(
+            "The threshold for a result heard twice in noise, where --reject-below is stricter (0–1).",
+            discussion: """
+                Where the noise suppressor runs (--denoise), the audio is heard twice, as captured and as the \
+                suppressor left it; when the two hear other words, the result keeps the lower confidence, \
+                which takes most other talk down. Such a result is held to the lower of --reject-below and \
+                this. Default: the confidence model's point in noise, \
+                \(ConfidenceModel.features.inNoisePoint.map { "\($0)" } ?? "none") (grammars of single words have \
+                none: heard twice, they are held to --reject-below).
+                """,
+            valueName: "confidence")
+    )
+    var inNoiseThreshold: Double?
 
     @Option(
         help: ArgumentHelp(
@@ -117,6 +135,9 @@ struct RecognizerOptions: ParsableArguments {
         if let alternatives, alternatives < 0 { throw ValidationError("--alternatives must be 0 or more") }
         if let rejectionThreshold, !(0...1).contains(rejectionThreshold) {
             throw ValidationError("--reject-below must be between 0 and 1, not \(rejectionThreshold)")
+        }
+        if let inNoiseThreshold, !(0...1).contains(inNoiseThreshold) {
+            throw ValidationError("--reject-below-in-noise must be between 0 and 1, not \(inNoiseThreshold)")
         }
         for option in decoderOptions where !option.contains("=" as Character) || option.hasPrefix("=") {
             throw ValidationError("--decoder-option takes flag=value (e.g. beam=1e-40), not \(option)")
@@ -206,6 +227,7 @@ struct RecognizerOptions: ParsableArguments {
         }
         if withoutOtherSpeechLoop { configuration.otherSpeechLoop = nil }
         configuration.rejectionThreshold = threshold(lenient: lenient)
+        configuration.inNoiseThreshold = inNoiseThreshold
         for option in decoderOptions {
             let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
             let flag = parts[0].hasPrefix("-") ? parts[0] : "-" + parts[0]

@@ -84,7 +84,7 @@ struct Recognize: ParsableCommand {
         for file in files {
             do {
                 let recording = try AudioFile.read(file, format: audio.format)
-                let result = try recognizer.recognize(denoise.mode.process(recording, settings: denoise.settings).audio)
+                let result = try denoise.mode.hear(recording, with: recognizer, settings: denoise.settings).result
                 let intent = parser?.parse(result.text).first
                 let snr = SignalToNoise.estimate(recording.samples, sampleRate: recording.sampleRate)
                 var output = FileResult(file: file, result: result, intent: intent, withIntents: catalog != nil, snrDecibels: snr)

@@ -25,6 +25,9 @@ struct CommandLineTests {
         let ask = try Fixtures.run(Fixtures.heedBinary, ["listen", "--ask-above=-1", "--input", "a.wav"])
         #expect(ask.status == 2)
         #expect(ask.error.contains("--ask-above must be 0 or more, not -1.0"))
+        let inNoise = try Fixtures.run(Fixtures.heedBinary, ["eval", "--reject-below-in-noise", "1.5", "manifest.tsv"])
+        #expect(inNoise.status == 2)
+        #expect(inNoise.error.contains("--reject-below-in-noise must be between 0 and 1, not 1.5"))
     }
 
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
