@@ -36,10 +36,11 @@ public struct EvaluationReport: Sendable, Codable {
         public var snrDecibels: Double? = nil
         /// What the confidence was computed from (``RecognitionResult/confidenceFeatures``).
         public var features: [String: Double]? = nil
-        /// Whether the recording was heard twice, as mixed and through the noise suppressor
-        /// (``HeedCore/SpeechRecognizer/recognize(_:suppressed:)``); `nil` when heard once.
-        public var heardTwice: Bool? = nil
-        /// The lower threshold it is held to, heard twice (``RecognitionResult/inNoisePoint``).
+        /// Whether the recording was suppressed (`--denoise`): then heard twice, as mixed and
+        /// suppressed, where the grammar has a point in noise. `nil` when not suppressed.
+        public var denoised: Bool? = nil
+        /// The lower threshold it is held to, heard twice (``RecognitionResult/inNoisePoint``);
+        /// `nil` when heard once.
         public var inNoisePoint: Double? = nil
     }
 
@@ -396,7 +397,7 @@ public struct Evaluation: Sendable {
         item.durationSeconds = recordingSeconds
         item.snrDecibels = snr
         item.features = result.confidenceFeatures
-        item.heardTwice = suppressed != nil && !live ? true : nil
+        item.denoised = suppressed != nil ? true : nil
         item.inNoisePoint = result.inNoisePoint
         if role == .positive, let expected = entry.transcript { item.right = result.text == expected }
         if let failure = Self.failure(entry: entry, result: result, inGrammar: inGrammar, role: role) {

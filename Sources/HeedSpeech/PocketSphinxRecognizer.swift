@@ -491,12 +491,16 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     /// Recognizes an utterance heard in noise twice, as captured and suppressed
-    /// (``RecognitionResult/heardTwice(suppressed:captured:)``). Dictation hears the suppressed
-    /// audio alone: its words are not judged.
+    /// (``RecognitionResult/heardTwice(suppressed:captured:)``), when the grammar has a point in
+    /// noise (``Configuration/inNoiseThreshold``, else the confidence model's). Without one (a
+    /// grammar of single words, whose talk is heard alike too) and for dictation, whose words are
+    /// not judged, the suppressed audio alone is heard.
     public func recognize(_ captured: AudioBuffer, suppressed: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
-        guard !grammar.isDictation else { return try recognize(suppressed) }
+        guard !grammar.isDictation, let point = configuration.inNoiseThreshold ?? confidenceModel.inNoisePoint else {
+            return try recognize(suppressed)
+        }
         var result = RecognitionResult.heardTwice(suppressed: try recognize(suppressed), captured: try recognize(captured))
-        result.inNoisePoint = configuration.inNoiseThreshold ?? confidenceModel.inNoisePoint
+        result.inNoisePoint = point
         return result.judged(at: configuration.rejectionThreshold)
     }
 

@@ -24,8 +24,8 @@ struct DenoiseOptions: ParsableArguments {
                 taken from one suppressor that follows the whole stream, and spots the wake phrase in what it leaves. \
                 On the kitchen-noise curves auto was never worse than off by more than a point and up to 6.5 points \
                 better for recordings, 4 points for the listener at 6 dB (docs/MEASUREMENTS.md). Where it \
-                suppresses noise, the audio is heard twice, as captured and suppressed (twice the decoding time), \
-                and the result is held to --reject-below-in-noise.
+                suppresses noise, a grammar of sentences hears the audio twice, as captured and suppressed \
+                (twice the decoding time), and the result is held to --reject-below-in-noise.
                 """,
             valueName: "off|on|auto"))
     var modeName: String?
@@ -80,8 +80,8 @@ struct RecognizerOptions: ParsableArguments {
                 suppressor left it; when the two hear other words, the result keeps the lower confidence, \
                 which takes most other talk down. Such a result is held to the lower of --reject-below and \
                 this. Default: the confidence model's point in noise, \
-                \(ConfidenceModel.features.inNoisePoint.map { "\($0)" } ?? "none") (grammars of single words have \
-                none: heard twice, they are held to --reject-below).
+                \(ConfidenceModel.features.inNoisePoint.map { "\($0)" } ?? "none"); grammars of single words have \
+                none unless this gives one, and hear the suppressed audio once.
                 """,
             valueName: "confidence")
     )
