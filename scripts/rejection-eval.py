@@ -14,8 +14,9 @@ combined over real speech, by split (train, test, all):
               accepted (positives accepted, right or not),
               false accepts on negatives (count, per hour of negative audio)
 
-A result is accepted at threshold t when it has words and its confidence is at least t,
-which is how the recognizer rejects. Synthetic speech is reported on its own. A summary per kind of grammar (intents, each JSGF
+A result is accepted at threshold t when it has words and its confidence is at least t (or
+at least the lower point it was held to, heard twice in noise: `inNoisePoint`), which is how
+the recognizer rejects. Synthetic speech is reported on its own. A summary per kind of grammar (intents, each JSGF
 grammar) gives the heard-right positives accepted and the false accepts at Heed's lenient (0.2)
 and always-on (0.87) points, the threshold the grammar alone would get (the best train
 acceptance at ≤ 1 false accept an hour) with its held-out result, and the decoding CPU over all
@@ -73,7 +74,8 @@ def outcomes(sets_dir, results_dir, keep=lambda entry: True):
                 right = item["text"] == item["expected"] if item.get("expected") is not None else item.get("intentCorrect", True)
             result.append({
                 "set": entry["name"], "speech": entry["speech"], "split": row["split"], "role": role, "right": bool(right),
-                "text": item["text"], "confidence": item["confidence"], "seconds": item.get("durationSeconds", 0),
+                "text": item["text"], "confidence": item["confidence"], "inNoisePoint": item.get("inNoisePoint"),
+                "seconds": item.get("durationSeconds", 0),
                 "features": item.get("features") or {"meanMargin": item["acousticMargin"]}, "file": item["file"],
             })
     return result
@@ -95,13 +97,22 @@ def durations(items):
         item["seconds"] = float(subprocess.run(["soxi", "-D", item["file"]], capture_output=True, text=True).stdout)
 
 
-def curve(items, score=lambda item: item["confidence"], thresholds=THRESHOLDS):
+def confidence(item):
+    return item["confidence"]
+
+
+def curve(items, score=confidence, thresholds=THRESHOLDS):
+    """Acceptance and false accepts at each threshold. Heed's own confidence is judged as Heed
+    judges it: a result heard twice in noise at the lower of t and its `inNoisePoint`; another
+    score (a refitted model's) at t."""
     positives = [item for item in items if item["role"] == "positive"]
     negatives = [item for item in items if item["role"] == "negative"]
     hours = sum(item["seconds"] for item in negatives) / 3600
     rows = []
     for t in thresholds:
-        accepted = lambda item: item["text"] != "" and score(item) >= t
+        def accepted(item, t=t):
+            point = item.get("inNoisePoint") if score is confidence else None
+            return item["text"] != "" and score(item) >= (t if point is None else min(t, point))
         right = sum(1 for item in positives if accepted(item) and item["right"])
         any_ = sum(1 for item in positives if accepted(item))
         fa = sum(1 for item in negatives if accepted(item))
@@ -127,7 +138,7 @@ def grammar_group(entry):
     return "intents" if grammar.startswith("--intents") else grammar.split()[-1]
 
 
-def best_threshold(items, score=lambda item: item["confidence"], limit=1.0):
+def best_threshold(items, score=confidence, limit=1.0):
     """The curve row (threshold first) of the threshold with the most acceptance at ≤ `limit`
     false accepts per hour in every condition (the lowest such threshold), or None."""
     conditions = sorted({item.get("condition") for item in items}, key=str)
