@@ -20,7 +20,7 @@ struct DenoiseOptions: ParsableArguments {
         help: ArgumentHelp(
             "Noise suppression before recognition: off, on, or auto (when the recording's estimated SNR is below 23 dB).",
             discussion: """
-                Default: auto. heed recognize and heed eval judge each recording; heed listen judges each utterance, \
+                Default: auto. heed recognize, heed eval and heed run --audio judge each recording; heed listen judges each utterance, \
                 taken from one suppressor that follows the whole stream, and spots the wake phrase in what it leaves. \
                 On the kitchen-noise curves auto was never worse than off by more than a point and up to 6.5 points \
                 better for recordings, 4 points for the listener at 6 dB (docs/MEASUREMENTS.md). Where it \

@@ -23,7 +23,9 @@ struct Run: AsyncParsableCommand {
             first dispatch to an app asks you, once.
 
             With --audio FILE.wav instead of TEXT, the recording is recognized with the \
-            grammar compiled from the intents first; a rejected recording is not dispatched.
+            grammar compiled from the intents first; a rejected recording is not dispatched. \
+            A noisy recording is heard as heed recognize hears it: through the noise \
+            suppressor too (--denoise).
 
             Exit status: 0 when the plugin handled the intent (or it is in progress), 1 \
             when nothing matched, the recording was rejected, the app is not authorized, \
@@ -43,6 +45,7 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var plugins: PluginOptions
     @OptionGroup var vocabulary: VocabularyOptions
     @OptionGroup var adaptation: AdaptationOptions
+    @OptionGroup var denoise: DenoiseOptions
 
     @Flag(name: .customLong("dry-run"), help: "Print the parsed intent; do not dispatch it.")
     var dryRun = false
@@ -84,6 +87,7 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         if (text == nil) == (audio == nil) { throw ValidationError("give the command as TEXT or as --audio FILE.wav, not both or neither") }
+        if audio == nil, denoise.modeName != nil { throw ValidationError("--denoise applies to --audio FILE.wav") }
         guard (0...1).contains(rejectionThreshold) else { throw ValidationError("--reject-below must be between 0 and 1") }
         if let wait, !(0...86_400).contains(wait) { throw ValidationError("--wait must be between 0 and 86400 seconds") }
     }
@@ -154,13 +158,15 @@ extension Run {
         configuration.maximumAlternatives = 0
         configuration.applyAdaptation(adaptation)
         let recognizer = try setup.makeRecognizer(configuration: configuration, logger: Logger(label: "heed"))
-        let result = try recognizer.recognize(try AudioFile.read(audio))
+        let heard = try denoise.mode.hear(try AudioFile.read(audio), with: recognizer, settings: denoise.settings)
+        let result = heard.result
         if json {
-            var event = RecognitionEvent(result: result)
+            var event = RecognitionEvent(result: result, denoised: heard.denoised)
             event.file = audio
             print(try jsonLine(event))
         } else {
-            print("heard \"\(result.text)\" (confidence \(format(result.confidence)))\(result.rejected ? ": rejected, not a command" : "")")
+            let suppressed = heard.denoised ? ", noise suppressed" : ""
+            print("heard \"\(result.text)\" (confidence \(format(result.confidence))\(suppressed))\(result.rejected ? ": rejected, not a command" : "")")
         }
         return result.rejected ? nil : result.text
     }
@@ -173,11 +179,14 @@ struct RecognitionEvent: Encodable {
     var text: String
     var confidence: Double
     var rejected: Bool
+    /// Whether the recording went through the noise suppressor (`--denoise`), heard twice.
+    var denoised: Bool
 
-    init(result: RecognitionResult) {
+    init(result: RecognitionResult, denoised: Bool) {
         text = result.text
         confidence = result.confidence
         rejected = result.rejected
+        self.denoised = denoised
     }
 }
 

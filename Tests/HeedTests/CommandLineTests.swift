@@ -28,6 +28,9 @@ struct CommandLineTests {
         let inNoise = try Fixtures.run(Fixtures.heedBinary, ["eval", "--reject-below-in-noise", "1.5", "manifest.tsv"])
         #expect(inNoise.status == 2)
         #expect(inNoise.error.contains("--reject-below-in-noise must be between 0 and 1, not 1.5"))
+        let typed = try Fixtures.run(Fixtures.heedBinary, ["run", "pause", "--denoise", "on"])
+        #expect(typed.status == 2)
+        #expect(typed.error.contains("--denoise applies to --audio FILE.wav"))
     }
 
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))

@@ -5,6 +5,7 @@ import HeedEvaluation
 import HeedIntents
 import HeedRuntime
 import HeedSpeech
+import HeedTesting
 import Logging
 import Testing
 
@@ -123,6 +124,46 @@ struct HearingTwiceTests {
             let once = try evaluate(.off)
             #expect(once.denoised == nil && once.inNoisePoint == nil)
             #expect(once.rejected && once.text == twice.text, "\(order): \(once)")
+        }
+    }
+
+    /// `heed run --audio` hears a noisy recording as `heed recognize` does. Real orders with the
+    /// kitchen noise mixed in as `heed eval --noise` mixes them, which the captured audio alone
+    /// hears as another order (measured: "…americano with some sweetener" 0.97 for soy milk at
+    /// 12 dB, "…mocha with almond milk" 0.71 for whole milk at 6 dB): heard twice, the order said
+    /// is the one carried out; with `--denoise off` it is not.
+    @Test(
+        .enabled(
+            if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil,
+            "needs pocketsphinx-en-us and the shared corpora (HEED_CORPORA or ../shared/corpora)"))
+    func heedRunHearsANoisyRecordingTwice() throws {
+        let corpus = try #require(Fixtures.corpora) + "/picovoice_barista"
+        let orders: [(file: String, snr: Double, milk: String)] = [
+            ("wav/3c7149d4-2c90-4933-a564-584d77d7a63f.wav", 12, "some soy milk"),
+            ("wav/540a38c2-c3ce-4457-8536-066cab0af8b1.wav", 6, "whole milk"),
+        ]
+        let mixer = try NoiseMixer(noise: try AudioFile.read(corpus + "/noise/kitchen.wav"))
+        let folder = try TemporaryFolder.make()
+        for order in orders {
+            let noise = Evaluation.NoiseCondition(mixer: mixer, snr: order.snr, name: "kitchen")
+            let mixed = noise.apply(to: try AudioFile.read(corpus + "/" + order.file), recording: order.file)
+            let path = folder.appendingPathComponent("order-\(Int(order.snr)).wav").path
+            try WAVBuilder(samples: mixed.samples).data.write(to: URL(fileURLWithPath: path))
+            func run(_ extra: [String]) throws -> (recognition: [String: Any], intent: String) {
+                let result = try Fixtures.run(
+                    Fixtures.heedBinary, ["run", "--audio", path, "--dry-run", "--json", "--intents", "intents/examples/coffee.json"] + extra,
+                    in: Fixtures.packageRoot)
+                #expect(result.status == 0, "\(order): \(result)")
+                let lines = result.output.split(separator: "\n")
+                let recognition = try #require(lines.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+                return (recognition, lines.dropFirst().joined(separator: "\n"))
+            }
+            let twice = try run([])
+            #expect(twice.recognition["denoised"] as? Bool == true, "\(order): \(twice.recognition)")
+            #expect(twice.intent.contains("\"\(order.milk)\""), "\(order): \(twice.intent)")
+            let once = try run(["--denoise", "off"])
+            #expect(once.recognition["denoised"] as? Bool == false, "\(order): \(once.recognition)")
+            #expect(!once.intent.contains("\"\(order.milk)\""), "\(order): \(once.intent)")
         }
     }
 }
