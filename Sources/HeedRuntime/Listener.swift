@@ -92,6 +92,11 @@ public actor Listener {
         /// and acted on when the answer is yes; an answer that is no yes or no is heard as a
         /// command (docs/LISTEN.md, "Asking back"). Above 1: never.
         public var askBackThreshold = 0.7
+        /// ``askBackThreshold`` for a command heard twice in noise (``HeedCore/RecognitionResult/inNoisePoint``),
+        /// which is held to a lower point: its unsure band lies below that point. 0.6: the lowest
+        /// floor with at most one question an hour of other talk mixed with kitchen noise at 12 and
+        /// 6 dB (docs/MEASUREMENTS.md, "Asking back in noise"). Above 1: never.
+        public var askBackInNoiseThreshold = 0.6
         /// Where the commands acted on are kept to adapt on (`--keep-heard`); `nil` keeps none.
         public var keptCommands: HeardRecordings?
 
@@ -556,9 +561,10 @@ public actor Listener {
     }
 
     /// The intent of an always-on result worth asking back about: unsure, and at least
-    /// ``Configuration/askBackThreshold``.
+    /// ``Configuration/askBackThreshold`` (``Configuration/askBackInNoiseThreshold`` heard twice in noise).
     private func askable(_ result: RecognitionResult) -> IntentMatch? {
-        guard result.rejected, result.confidence >= configuration.askBackThreshold, !result.judged(at: configuration.windowThreshold).rejected
+        let floor = result.inNoisePoint == nil ? configuration.askBackThreshold : configuration.askBackInNoiseThreshold
+        guard result.rejected, result.confidence >= floor, !result.judged(at: configuration.windowThreshold).rejected
         else { return nil }
         return setup.parser.parse(result.text).first
     }

@@ -67,9 +67,16 @@ public final class ScriptedRecognizer: SpeechRecognizer {
         return result(of: next(), audio: audio)
     }
 
-    /// One scripted line, as for audio heard once: a script says what was heard, not how often.
+    /// The point a result heard twice in noise is held to (``HeedCore/RecognitionResult/inNoisePoint``);
+    /// `nil`: none, as for a grammar of single words.
+    public var inNoisePoint: Double?
+
+    /// One scripted line, as for audio heard once (a script says what was heard, not how often),
+    /// held to ``inNoisePoint``.
     public func recognize(_ captured: AudioBuffer, suppressed: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
-        try recognize(suppressed)
+        var result = try recognize(suppressed)
+        result.inNoisePoint = inNoisePoint
+        return result
     }
 
     /// The next scripted line, as the live utterance's result.

@@ -89,6 +89,15 @@ struct ListenerOptions: ParsableArguments {
             valueName: "confidence"))
     var askAbove = Listener.Configuration().askBackThreshold
 
+    @Option(
+        name: .customLong("ask-above-in-noise"),
+        help: ArgumentHelp(
+            "--ask-above for a command heard twice in noise (0–1; above 1: never).",
+            discussion: "Where the noise suppressor runs, a command is heard twice and held to --reject-below-in-noise "
+                + "(0.7): its unsure band starts lower.",
+            valueName: "confidence"))
+    var askAboveInNoise = Listener.Configuration().askBackInNoiseThreshold
+
     @Flag(
         name: .customLong("keep-heard"),
         help: ArgumentHelp(
@@ -107,6 +116,7 @@ struct ListenerOptions: ParsableArguments {
         guard hesitation > 0 && hesitation <= 5 else { throw ValidationError("--hesitation must be between 0 and 5 seconds, not \(hesitation)") }
         guard repeatWindow >= 0 && repeatWindow <= 60 else { throw ValidationError("--repeat-window must be between 0 and 60 seconds, not \(repeatWindow)") }
         guard askAbove >= 0 else { throw ValidationError("--ask-above must be 0 or more, not \(askAbove)") }
+        guard askAboveInNoise >= 0 else { throw ValidationError("--ask-above-in-noise must be 0 or more, not \(askAboveInNoise)") }
         guard (0...1).contains(wakeThreshold) else { throw ValidationError("--wake-threshold must be between 0 and 1") }
         if let windowRejectionThreshold, !(0...1).contains(windowRejectionThreshold) {
             throw ValidationError("--window-reject-below must be between 0 and 1, not \(windowRejectionThreshold)")
@@ -159,6 +169,7 @@ struct ListenerOptions: ParsableArguments {
         settings.answerTimeout = answerTimeout
         settings.repeatWindow = repeatWindow
         settings.askBackThreshold = askAbove
+        settings.askBackInNoiseThreshold = askAboveInNoise
         settings.unfinishedEndSilence = hesitation
         settings.maximumSeconds = maximumSeconds
         settings.spokenResponses = configuration.spokenResponses

@@ -16,12 +16,13 @@ import Testing
     /// hearing `answers`.
     private static func events(
         _ count: Int, _ commands: [Line], answers: [Line] = [], askBackThreshold: Double = Listener.Configuration().askBackThreshold,
-        recognizerLog: ScriptedRecognizer.Log = .init()
+        inNoisePoint: Double? = nil, recognizerLog: ScriptedRecognizer.Log = .init()
     ) async throws -> [ListenerEvent] {
         let log = ListenerLog()
         let audio = (1...count).flatMap { TestAudio.utterance(seed: UInt64($0)) }
         let listener = try ListenerLogicTests.listener(
-            audio, script: commands, log: log, recognizerLog: recognizerLog, answers: answers, askBackThreshold: askBackThreshold)
+            audio, script: commands, log: log, recognizerLog: recognizerLog, answers: answers, askBackThreshold: askBackThreshold,
+            inNoisePoint: inNoisePoint)
         try await listener.run()
         return log.listenerEvents
     }
@@ -68,6 +69,26 @@ import Testing
         #expect(lower.compactMap(\.intent).map(\.intent) == ["pause"])
         let never = try await Self.events(2, [Line("pause", confidence: 0.75)], answers: [Line("yes", confidence: 0.9)], askBackThreshold: 2)
         #expect(!never.contains { $0.event == "askedBack" })
+    }
+
+    /// A command heard twice in noise is held to the point in noise (0.7): its unsure band starts at
+    /// `askBackInNoiseThreshold` (0.6) instead.
+    @Test func inNoiseTheBandStartsBelowThePointInNoise() async throws {
+        let yes = [Line("yes", confidence: 0.9)]
+        let asked = try await Self.events(2, [Line("pause", confidence: 0.65)], answers: yes, inNoisePoint: 0.7)
+        #expect(asked.first { $0.event == "askedBack" }?.answer == "yes")
+        #expect(asked.compactMap(\.intent).map(\.intent) == ["pause"])
+        // At the point in noise it is acted on at once; below the floor, not asked.
+        let sure = try await Self.events(2, [Line("pause", confidence: 0.72)], answers: yes, inNoisePoint: 0.7)
+        #expect(!sure.contains { $0.event == "askedBack" })
+        #expect(sure.compactMap(\.intent).map(\.intent) == ["pause"])
+        let low = try await Self.events(2, [Line("pause", confidence: 0.55), Line("resume", confidence: 0.1)], answers: yes, inNoisePoint: 0.7)
+        #expect(!low.contains { $0.event == "askedBack" })
+        #expect(low.compactMap(\.intent).isEmpty)
+        // Heard once, 0.65 is below --ask-above.
+        let once = try await Self.events(2, [Line("pause", confidence: 0.65), Line("resume", confidence: 0.1)], answers: yes)
+        #expect(!once.contains { $0.event == "askedBack" })
+        #expect(once.compactMap(\.intent).isEmpty)
     }
 
     @Test func anAnswerThatIsNoYesOrNoIsHeardAsACommand() async throws {

@@ -19,7 +19,7 @@ import Testing
         recognizerLog: ScriptedRecognizer.Log = .init(), actions: [(offset: Int, action: @Sendable () -> Void)] = [],
         speaker: RecordingSpeaker? = nil, synthesizer: ScriptedSynthesizer = .init(), spokenResponses: Bool = false,
         repeatWindow: Double = Listener.Configuration().repeatWindow, unfinishedSeconds: Double = 0,
-        answers: [Line] = [], askBackThreshold: Double = Listener.Configuration().askBackThreshold
+        answers: [Line] = [], askBackThreshold: Double = Listener.Configuration().askBackThreshold, inNoisePoint: Double? = nil
     ) throws -> Listener {
         let catalog = try Speech.catalog()
         let setup = RecognitionSetup(unchecked: catalog.inContext([]))
@@ -27,6 +27,11 @@ import Testing
             grammar: setup.grammar, script: [ScriptedRecognizer.anyGrammar: script, "answer:yesOrNo": answers], log: recognizerLog)
         recognizer.unfinishedSeconds = unfinishedSeconds
         var configuration = Listener.Configuration()
+        // A point in noise: every utterance is suppressed, heard twice and held to it.
+        if let inNoisePoint {
+            recognizer.inNoisePoint = inNoisePoint
+            configuration.denoise = .on
+        }
         configuration.activation = activation
         configuration.spokenResponses = spokenResponses
         configuration.repeatWindow = repeatWindow
