@@ -58,6 +58,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         /// ``rejectionThreshold`` or a caller's threshold is stricter. `nil`: the confidence
         /// model's own ``ConfidenceModel/inNoisePoint`` (none for a grammar of single words).
         public var inNoiseThreshold: Double? = nil
+        /// The lowest threshold anything will judge this recognizer's results at. A suppressed
+        /// hearing less confident than this is not heard again as captured
+        /// (``recognize(_:suppressed:)``): the second hearing could only lower its confidence, and
+        /// it is rejected either way. 0: always heard twice (the words of a rejected result are
+        /// then the more confident hearing's, as `heed eval` reports them).
+        public var secondHearingFloor = 0.0
         /// Pronunciations that win over the dictionary's (registered vocabulary, user
         /// overrides): word → one or more ARPAbet phone strings ("R UW T S IH K S T IY S IH K S").
         public var additionalPronunciations: [String: [String]] = [:]
@@ -494,12 +500,14 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// (``RecognitionResult/heardTwice(suppressed:captured:)``), when the grammar has a point in
     /// noise (``Configuration/inNoiseThreshold``, else the confidence model's). Without one (a
     /// grammar of single words, whose talk is heard alike too) and for dictation, whose words are
-    /// not judged, the suppressed audio alone is heard.
+    /// not judged, the suppressed audio alone is heard. So is a suppressed hearing below
+    /// ``Configuration/secondHearingFloor``, which nothing would take.
     public func recognize(_ captured: AudioBuffer, suppressed: AudioBuffer) throws(RecognizerError) -> RecognitionResult {
         guard !grammar.isDictation, let point = configuration.inNoiseThreshold ?? confidenceModel.inNoisePoint else {
             return try recognize(suppressed)
         }
-        var result = RecognitionResult.heardTwice(suppressed: try recognize(suppressed), captured: try recognize(captured))
+        let heard = try recognize(suppressed)
+        var result = heard.confidence < configuration.secondHearingFloor ? heard : .heardTwice(suppressed: heard, captured: try recognize(captured))
         result.inNoisePoint = point
         return result.judged(at: configuration.rejectionThreshold)
     }

@@ -183,7 +183,10 @@ struct ListenerOptions: ParsableArguments {
         let setup = try recognizer.setup(catalog.inContext([]), vocabulary: registered)
         // The listener decodes an utterance while its closing pause is still being waited out:
         // a second decoder for the phone loop would save no wait, only cost its memory.
-        let decoder = try recognizer.makeRecognizer(setup: setup, phoneLoopHelpers: nil)
+        // What no threshold of the listener's takes is heard once in noise, not twice.
+        let inNoise = recognizer.inNoiseThreshold ?? recognizer.confidenceModel.inNoisePoint ?? 1
+        let lowest = [settings.windowThreshold, settings.alwaysOnThreshold, inNoise, settings.askBackThreshold, settings.askBackInNoiseThreshold].min() ?? 0
+        let decoder = try recognizer.makeRecognizer(setup: setup, phoneLoopHelpers: nil, secondHearingFloor: lowest)
         // Start-up peaked here: the model and grammar loaded beside the code that loaded them.
         Allocator.returnFreedMemory()
         Allocator.releaseFilePages()

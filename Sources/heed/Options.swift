@@ -157,18 +157,24 @@ struct RecognizerOptions: ParsableArguments {
 
     /// Loads the recognizer with the grammar of `setup` when given, else of `grammar`
     /// (`--grammar`). Its errors end the command with status 1.
-    /// - Parameter phoneLoopHelpers: where the phone loop is decoded beside the grammar pass
-    ///   (`nil`: after it, on the recognizer's own decoder).
+    /// - Parameters:
+    ///   - phoneLoopHelpers: where the phone loop is decoded beside the grammar pass (`nil`:
+    ///     after it, on the recognizer's own decoder).
+    ///   - secondHearingFloor: the lowest threshold its results will be judged at
+    ///     (``PocketSphinxRecognizer/Configuration/secondHearingFloor``).
     func makeRecognizer(
-        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false, phoneLoopHelpers: PhoneLoopHelpers? = .shared
+        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false, phoneLoopHelpers: PhoneLoopHelpers? = .shared,
+        secondHearingFloor: Double = 0
     ) throws -> PocketSphinxRecognizer {
-        try recognizerFactory(grammar: grammar, setup: setup, lenient: lenient, phoneLoopHelpers: phoneLoopHelpers)()
+        try recognizerFactory(
+            grammar: grammar, setup: setup, lenient: lenient, phoneLoopHelpers: phoneLoopHelpers, secondHearingFloor: secondHearingFloor)()
     }
 
     /// Returns a function that loads a recognizer of `setup`'s grammar, or else of `--grammar`,
     /// for commands that decode with several recognizers at once (`heed eval --jobs`).
     func recognizerFactory(
-        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false, phoneLoopHelpers: PhoneLoopHelpers? = .shared
+        grammar: GrammarOption? = nil, setup: RecognitionSetup? = nil, lenient: Bool = false, phoneLoopHelpers: PhoneLoopHelpers? = .shared,
+        secondHearingFloor: Double = 0
     ) throws -> @Sendable () throws -> PocketSphinxRecognizer {
         bootstrapLogging(verbose: verbose)
         if setup != nil, grammar?.grammar != nil {
@@ -176,6 +182,7 @@ struct RecognizerOptions: ParsableArguments {
         }
         var configuration = decoderConfiguration(forIntents: setup != nil, lenient: lenient)
         configuration.phoneLoopHelpers = phoneLoopHelpers
+        configuration.secondHearingFloor = secondHearingFloor
         let settings = configuration
         let logger = Logger(label: "heed")
         if let setup { return { try setup.makeRecognizer(configuration: settings, logger: logger) } }

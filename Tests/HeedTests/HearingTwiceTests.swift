@@ -166,4 +166,40 @@ struct HearingTwiceTests {
             #expect(!once.intent.contains("\"\(order.milk)\""), "\(order): \(once.intent)")
         }
     }
+
+    /// A suppressed hearing below `secondHearingFloor` (the listener's lowest threshold) is not
+    /// heard again as captured: the second hearing could only lower it. A real order at 6 dB of
+    /// kitchen noise whose two hearings differ (measured: "…whole milk" 0.94 suppressed,
+    /// "…almond milk" 0.71 as captured).
+    @Test(
+        .enabled(
+            if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil,
+            "needs pocketsphinx-en-us and the shared corpora (HEED_CORPORA or ../shared/corpora)"))
+    func aSuppressedHearingBelowTheFloorIsHeardOnce() throws {
+        let corpus = try #require(Fixtures.corpora) + "/picovoice_barista"
+        let file = "wav/540a38c2-c3ce-4457-8536-066cab0af8b1.wav"
+        let mixer = try NoiseMixer(noise: try AudioFile.read(corpus + "/noise/kitchen.wav"))
+        let captured = Evaluation.NoiseCondition(mixer: mixer, snr: 6, name: "kitchen").apply(to: try AudioFile.read(corpus + "/" + file), recording: file)
+        let suppressed = NoiseSuppressor.denoise(captured)
+        let root = Fixtures.packageRoot
+        let catalog = try IntentCatalog.load(
+            intents: [root.appendingPathComponent("intents/examples/coffee.json")], grammars: [root.appendingPathComponent("grammars")])
+        let grammar = try RecognitionSetup(catalog: catalog).grammar
+        func recognizer(floor: Double) throws -> PocketSphinxRecognizer {
+            var configuration = PocketSphinxRecognizer.Configuration.default
+            configuration.maximumAlternatives = 0
+            configuration.secondHearingFloor = floor
+            return try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "test"))
+        }
+        let once = try recognizer(floor: 0).recognize(suppressed)
+        let other = try recognizer(floor: 0).recognize(captured)
+        try #require(once.text != other.text && other.confidence < once.confidence, "the hearings no longer differ: \(once) / \(other)")
+        let twice = try recognizer(floor: 0).recognize(captured, suppressed: suppressed)
+        #expect(twice.text == once.text && twice.confidence == other.confidence)
+        // Above the floor: heard twice. Below it: the suppressed hearing alone, held to the point in noise.
+        #expect(try recognizer(floor: once.confidence).recognize(captured, suppressed: suppressed).confidence == other.confidence)
+        let floored = try recognizer(floor: once.confidence + 0.01).recognize(captured, suppressed: suppressed)
+        #expect(floored.text == once.text && floored.confidence == once.confidence)
+        #expect(floored.inNoisePoint == ConfidenceModel.features.inNoisePoint)
+    }
 }
