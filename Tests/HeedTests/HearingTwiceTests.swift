@@ -19,6 +19,21 @@ struct HearingTwiceTests {
             durationSeconds: 2, decodeSeconds: cpu)
     }
 
+    /// The barista corpus, which the real-speech tests below need.
+    private static func barista() throws -> String { try #require(Fixtures.corpora) + "/picovoice_barista" }
+
+    /// The benchmark's kitchen noise, as `heed eval --noise` mixes it in.
+    private static func kitchen(snr: Double) throws -> Evaluation.NoiseCondition {
+        Evaluation.NoiseCondition(mixer: try NoiseMixer(noise: try AudioFile.read(try barista() + "/noise/kitchen.wav")), snr: snr, name: "kitchen")
+    }
+
+    /// The coffee intents the barista orders are heard with.
+    private static func coffee() throws -> IntentCatalog {
+        let root = Fixtures.packageRoot
+        return try IntentCatalog.load(
+            intents: [root.appendingPathComponent("intents/examples/coffee.json")], grammars: [root.appendingPathComponent("grammars")])
+    }
+
     @Test func twoHearingsThatAgreeKeepTheSuppressedOne() {
         let both = RecognitionResult.heardTwice(suppressed: Self.heard("pause", 0.78, cpu: 0.2), captured: Self.heard("pause", 0.9, cpu: 0.3))
         #expect(both.text == "pause")
@@ -88,18 +103,15 @@ struct HearingTwiceTests {
             if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil,
             "needs pocketsphinx-en-us and the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func realOrdersHeardAlikeTwiceInNoiseAreAccepted() throws {
-        let corpus = try #require(Fixtures.corpora) + "/picovoice_barista"
+        let corpus = try Self.barista()
         let orders: [(file: String, snr: Double)] = [
             ("wav/27d6b06e-fdf2-499a-9142-ab8e531a0fea.wav", 12), ("wav/c266bd5f-7a13-4f1d-b14f-49cfd607bd35.wav", 6),
         ]
-        let root = Fixtures.packageRoot
-        let catalog = try IntentCatalog.load(
-            intents: [root.appendingPathComponent("intents/examples/coffee.json")], grammars: [root.appendingPathComponent("grammars")])
+        let catalog = try Self.coffee()
         var configuration = PocketSphinxRecognizer.Configuration.default
         configuration.maximumAlternatives = 0
         var recognizer = try PocketSphinxRecognizer(
             grammar: try RecognitionSetup(catalog: catalog).grammar, configuration: configuration, logger: Logger(label: "test"))
-        let mixer = try NoiseMixer(noise: try AudioFile.read(corpus + "/noise/kitchen.wav"))
         // The rows as the corpus manifest writes them: the noise's offset is seeded by the path.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heed-twice-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -111,7 +123,7 @@ struct HearingTwiceTests {
             let manifestPath = folder.appendingPathComponent("manifest.tsv").path
             try (rows[0] + "\n" + row + "\n").write(toFile: manifestPath, atomically: true, encoding: .utf8)
             let manifest = try CorpusManifest(path: manifestPath)
-            let noise = Evaluation.NoiseCondition(mixer: mixer, snr: order.snr, name: "kitchen")
+            let noise = try Self.kitchen(snr: order.snr)
             func evaluate(_ mode: DenoiseMode) throws -> EvaluationReport.Item {
                 let evaluation = Evaluation(manifest: manifest, intents: catalog.parser(vocabulary: [:]), noise: noise, denoising: (mode, .init()))
                 let report = try evaluation.run(recognizer: &recognizer, loadSeconds: 0)
@@ -137,16 +149,13 @@ struct HearingTwiceTests {
             if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil,
             "needs pocketsphinx-en-us and the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func heedRunHearsANoisyRecordingTwice() throws {
-        let corpus = try #require(Fixtures.corpora) + "/picovoice_barista"
         let orders: [(file: String, snr: Double, milk: String)] = [
             ("wav/3c7149d4-2c90-4933-a564-584d77d7a63f.wav", 12, "some soy milk"),
             ("wav/540a38c2-c3ce-4457-8536-066cab0af8b1.wav", 6, "whole milk"),
         ]
-        let mixer = try NoiseMixer(noise: try AudioFile.read(corpus + "/noise/kitchen.wav"))
         let folder = try TemporaryFolder.make()
         for order in orders {
-            let noise = Evaluation.NoiseCondition(mixer: mixer, snr: order.snr, name: "kitchen")
-            let mixed = noise.apply(to: try AudioFile.read(corpus + "/" + order.file), recording: order.file)
+            let mixed = try Self.kitchen(snr: order.snr).apply(to: try AudioFile.read(try Self.barista() + "/" + order.file), recording: order.file)
             let path = folder.appendingPathComponent("order-\(Int(order.snr)).wav").path
             try WAVBuilder(samples: mixed.samples).data.write(to: URL(fileURLWithPath: path))
             func run(_ extra: [String]) throws -> (recognition: [String: Any], intent: String) {
@@ -176,15 +185,10 @@ struct HearingTwiceTests {
             if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil,
             "needs pocketsphinx-en-us and the shared corpora (HEED_CORPORA or ../shared/corpora)"))
     func aSuppressedHearingBelowTheFloorIsHeardOnce() throws {
-        let corpus = try #require(Fixtures.corpora) + "/picovoice_barista"
         let file = "wav/540a38c2-c3ce-4457-8536-066cab0af8b1.wav"
-        let mixer = try NoiseMixer(noise: try AudioFile.read(corpus + "/noise/kitchen.wav"))
-        let captured = Evaluation.NoiseCondition(mixer: mixer, snr: 6, name: "kitchen").apply(to: try AudioFile.read(corpus + "/" + file), recording: file)
+        let captured = try Self.kitchen(snr: 6).apply(to: try AudioFile.read(try Self.barista() + "/" + file), recording: file)
         let suppressed = NoiseSuppressor.denoise(captured)
-        let root = Fixtures.packageRoot
-        let catalog = try IntentCatalog.load(
-            intents: [root.appendingPathComponent("intents/examples/coffee.json")], grammars: [root.appendingPathComponent("grammars")])
-        let grammar = try RecognitionSetup(catalog: catalog).grammar
+        let grammar = try RecognitionSetup(catalog: try Self.coffee()).grammar
         func recognizer(floor: Double) throws -> PocketSphinxRecognizer {
             var configuration = PocketSphinxRecognizer.Configuration.default
             configuration.maximumAlternatives = 0
