@@ -95,7 +95,8 @@ public actor Listener {
         /// ``askBackThreshold`` for a command heard twice in noise (``HeedCore/RecognitionResult/inNoisePoint``),
         /// which is held to a lower point: its unsure band lies below that point. 0.6: the lowest
         /// floor with at most one question an hour of other talk mixed with kitchen noise at 12 and
-        /// 6 dB (docs/MEASUREMENTS.md, "Asking back in noise"). Above 1: never.
+        /// 6 dB, estimated offline; the listener asked 2 more at 12 dB in an hour of such talk
+        /// (docs/MEASUREMENTS.md, "Asking back in noise"). Above 1: never.
         public var askBackInNoiseThreshold = 0.6
         /// Where the commands acted on are kept to adapt on (`--keep-heard`); `nil` keeps none.
         public var keptCommands: HeardRecordings?

@@ -226,16 +226,30 @@ struct ListenCommandTests {
     @Test(.enabled(if: Fixtures.corpora != nil, "needs ../shared/corpora (picovoice_barista)"))
     func ordersHeardTwiceInNoiseAreHeldToThePointInNoise() throws {
         let (_, noisy) = try Self.ordersInKitchenNoise(0..<20, snr: 6)
-        func acceptedBelowTheAlwaysOnPoint(_ options: [String]) throws -> [[String: Any]] {
-            let events = try Home(input: noisy).listen(["--dry-run", "--intents", "intents/examples/coffee.json"] + options)
-            return Self.said(events, "final").filter {
+        func listen(_ options: [String]) throws -> [[String: Any]] {
+            try Home(input: noisy).listen(["--dry-run", "--intents", "intents/examples/coffee.json"] + options)
+        }
+        func acceptedBelowTheAlwaysOnPoint(_ events: [[String: Any]]) -> [[String: Any]] {
+            Self.said(events, "final").filter {
                 $0["rejected"] as? Bool == false && ($0["confidence"] as? Double ?? 1) < ConfidenceModel.features.operatingPoint
             }
         }
-        let inNoise = try acceptedBelowTheAlwaysOnPoint([])
+        let events = try listen([])
+        let inNoise = acceptedBelowTheAlwaysOnPoint(events)
         #expect(!inNoise.isEmpty)
         #expect(inNoise.allSatisfy { $0["denoised"] as? Bool == true && ($0["confidence"] as? Double ?? 0) >= 0.7 }, "\(inNoise)")
-        #expect(try acceptedBelowTheAlwaysOnPoint(["--reject-below-in-noise", "0.87"]).isEmpty)
+        #expect(acceptedBelowTheAlwaysOnPoint(try listen(["--reject-below-in-noise", "0.87"])).isEmpty)
+        // Below the point in noise, from --ask-above-in-noise (0.6), an order is asked back.
+        let unsure = Self.said(events, "final").filter {
+            $0["rejected"] as? Bool == true && $0["denoised"] as? Bool == true && !($0["text"] as? String ?? "").isEmpty
+                && (0.6..<0.7).contains($0["confidence"] as? Double ?? 0)
+        }
+        let asked = Self.said(events, "askedBack").compactMap { $0["text"] as? String }
+        #expect(!unsure.isEmpty && unsure.allSatisfy { asked.contains($0["text"] as? String ?? "") }, "\(unsure) / asked \(asked)")
+        let never = try listen(["--ask-above-in-noise", "2"])
+        #expect(Self.said(never, "askedBack").allSatisfy { question in
+            Self.said(never, "final").contains { $0["text"] as? String == question["text"] as? String && $0["denoised"] as? Bool == false }
+        })
     }
 
     /// Thirty real orders under kitchen noise (24 dB, running the whole time), which often holds
