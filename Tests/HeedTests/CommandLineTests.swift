@@ -19,21 +19,19 @@ struct CommandLineTests {
     @Test func usageErrorsExitWithStatus2() throws {
         #expect(try Fixtures.run(Fixtures.heedBinary, ["recognize"]).status == 2)
         #expect(try Fixtures.run(Fixtures.heedBinary, ["recognize", "--bogus", "a.wav"]).status == 2)
-        let rate = try Fixtures.run(Fixtures.heedBinary, ["recognize", "--rate", "8000", "a.wav"])
-        #expect(rate.status == 2)
-        #expect(rate.error.contains("--rate applies to --raw audio"))
-        let ask = try Fixtures.run(Fixtures.heedBinary, ["listen", "--ask-above=-1", "--input", "a.wav"])
-        #expect(ask.status == 2)
-        #expect(ask.error.contains("--ask-above must be 0 or more, not -1.0"))
-        let askInNoise = try Fixtures.run(Fixtures.heedBinary, ["listen", "--ask-above-in-noise=-1", "--input", "a.wav"])
-        #expect(askInNoise.status == 2)
-        #expect(askInNoise.error.contains("--ask-above-in-noise must be 0 or more, not -1.0"))
-        let inNoise = try Fixtures.run(Fixtures.heedBinary, ["eval", "--reject-below-in-noise", "1.5", "manifest.tsv"])
-        #expect(inNoise.status == 2)
-        #expect(inNoise.error.contains("--reject-below-in-noise must be between 0 and 1, not 1.5"))
-        let typed = try Fixtures.run(Fixtures.heedBinary, ["run", "pause", "--denoise", "on"])
-        #expect(typed.status == 2)
-        #expect(typed.error.contains("--denoise applies to --audio FILE.wav"))
+        // Each with the error that names what is wrong.
+        let named: [(arguments: [String], error: String)] = [
+            (["recognize", "--rate", "8000", "a.wav"], "--rate applies to --raw audio"),
+            (["listen", "--ask-above=-1", "--input", "a.wav"], "--ask-above must be 0 or more, not -1.0"),
+            (["listen", "--ask-above-in-noise=-1", "--input", "a.wav"], "--ask-above-in-noise must be 0 or more, not -1.0"),
+            (["eval", "--reject-below-in-noise", "1.5", "manifest.tsv"], "--reject-below-in-noise must be between 0 and 1, not 1.5"),
+            (["run", "pause", "--denoise", "on"], "--denoise applies to --audio FILE.wav"),
+        ]
+        for usage in named {
+            let result = try Fixtures.run(Fixtures.heedBinary, usage.arguments)
+            #expect(result.status == 2, "\(usage.arguments)")
+            #expect(result.error.contains(usage.error), "\(usage.arguments): \(result.error)")
+        }
     }
 
     @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us and pocketsphinx-testdata"))
