@@ -18,6 +18,11 @@ public struct Grammar: Sendable, Hashable {
     /// Whether the recognizer puts its loop for other speech beside this word graph's sentences
     /// (HeedSpeech's `OtherSpeechLoop`): a command grammar that listens to a room.
     public var hearsOtherSpeech = false
+    /// What its sentences mean, for a grammar whose different sentences can mean the same
+    /// command (intents, through their parser): two hearings in noise that differ only in words
+    /// that do not change the command agree (``RecognitionResult/heardTwice(suppressed:captured:meaning:)``).
+    /// `nil`: sentences agree only word for word.
+    public var meaning: SentenceMeaning? = nil
 
     /// Creates a grammar from JSGF text; all public rules are accepted.
     public init(name: String, jsgf: String) {
@@ -54,4 +59,22 @@ public struct Grammar: Sendable, Hashable {
     public var wordGraph: WordGraph? {
         if case .wordGraph(let graph) = source { graph } else { nil }
     }
+}
+
+/// What a grammar's sentence means: the same key for sentences that say the same command
+/// ("can i get a latte" and "can i get latte"), `nil` for one that says none. Made from the
+/// sentences' own source (the intents' parser), so grammars are equal without it.
+public struct SentenceMeaning: Sendable, Hashable {
+    private let key: @Sendable (String) -> String?
+
+    /// A meaning given by `key`: sentences with the same non-`nil` key mean the same.
+    public init(_ key: @escaping @Sendable (String) -> String?) { self.key = key }
+
+    /// Whether two sentences say the same command: the same words, or the same key.
+    public func same(_ first: String, _ second: String) -> Bool {
+        first == second || key(first).map { $0 == key(second) } ?? false
+    }
+
+    public static func == (lhs: SentenceMeaning, rhs: SentenceMeaning) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
 }

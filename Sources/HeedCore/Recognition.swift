@@ -39,13 +39,17 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
     }
 
     /// One result from two hearings of the same audio in noise, with the noise suppressor and
-    /// without it. When they hear the same words, the suppressed hearing stands. When they do
-    /// not, the words of the more confident one stand at the lower of the two confidences: a
-    /// command is heard alike either way far more often than other talk is. The CPU is both
-    /// hearings'. Not judged: the caller judges it at its threshold.
-    public static func heardTwice(suppressed: RecognitionResult, captured: RecognitionResult) -> RecognitionResult {
+    /// without it. When they hear the same command — the same words, or words the grammar's
+    /// `meaning` says mean the same ("get me a mocha", "get me mocha") — the suppressed hearing
+    /// stands. When they do not, the words of the more confident one stand at the lower of the
+    /// two confidences: a command is heard alike either way far more often than other talk is.
+    /// The CPU is both hearings'. Not judged: the caller judges it at its threshold.
+    public static func heardTwice(
+        suppressed: RecognitionResult, captured: RecognitionResult, meaning: SentenceMeaning? = nil
+    ) -> RecognitionResult {
         var result = suppressed
-        if captured.text != suppressed.text {
+        let agree = meaning?.same(captured.text, suppressed.text) ?? (captured.text == suppressed.text)
+        if !agree {
             result = captured.confidence > suppressed.confidence ? captured : suppressed
             result.confidence = min(captured.confidence, suppressed.confidence)
         }
@@ -127,7 +131,7 @@ public protocol SpeechRecognizer: AnyObject {
     func recognize(_ audio: AudioBuffer) throws(RecognizerError) -> RecognitionResult
 
     /// Recognizes one complete utterance heard in noise, as captured and as the noise
-    /// suppressor left it (``RecognitionResult/heardTwice(suppressed:captured:)``), judged at the
+    /// suppressor left it (``RecognitionResult/heardTwice(suppressed:captured:meaning:)``), judged at the
     /// recognizer's threshold or, for a grammar that has one, the lower point in noise
     /// (``RecognitionResult/inNoisePoint``).
     ///

@@ -29,9 +29,11 @@ public struct RecognitionSetup: Sendable {
     ) throws {
         self.catalog = catalog
         self.vocabulary = vocabulary
+        let parser = catalog.parser(vocabulary: vocabulary.terms)
         grammar = try catalog.recognitionGrammar(
-            vocabulary: vocabulary.terms, dictionaryPath: dictionaryPath, additionalPronunciations: vocabulary.additionalPronunciations)
-        parser = catalog.parser(vocabulary: vocabulary.terms)
+            vocabulary: vocabulary.terms, dictionaryPath: dictionaryPath, additionalPronunciations: vocabulary.additionalPronunciations
+        ).meaning(by: parser)
+        self.parser = parser
     }
 
     /// A setup whose words are not checked against a pronunciation dictionary: for a recognizer
@@ -39,8 +41,9 @@ public struct RecognitionSetup: Sendable {
     public init(unchecked catalog: IntentCatalog, vocabulary: VocabularySnapshot = .empty) {
         self.catalog = catalog
         self.vocabulary = vocabulary
-        grammar = IntentCatalog.commandGrammar(catalog.automaton(vocabulary: vocabulary.terms))
-        parser = catalog.parser(vocabulary: vocabulary.terms)
+        let parser = catalog.parser(vocabulary: vocabulary.terms)
+        grammar = IntentCatalog.commandGrammar(catalog.automaton(vocabulary: vocabulary.terms)).meaning(by: parser)
+        self.parser = parser
     }
 
     /// The decoder configuration for this grammar: `configuration` with the vocabulary's
@@ -54,6 +57,16 @@ public struct RecognitionSetup: Sendable {
     /// Loads a recognizer whose active grammar is this one.
     public func makeRecognizer(configuration: PocketSphinxRecognizer.Configuration, logger: Logger) throws -> PocketSphinxRecognizer {
         try PocketSphinxRecognizer(grammar: grammar, configuration: self.configuration(configuration), logger: logger)
+    }
+}
+
+extension Grammar {
+    /// This grammar with its sentences meaning what `parser` makes of them: the intent and
+    /// its spoken values, so that "give me a mocha" and "get me mocha" are the same command.
+    func meaning(by parser: IntentParser) -> Grammar {
+        var grammar = self
+        grammar.meaning = SentenceMeaning { parser.parse($0).first?.jsonText }
+        return grammar
     }
 }
 

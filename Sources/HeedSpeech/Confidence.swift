@@ -151,7 +151,7 @@ public struct ConfidenceModel: Sendable, Hashable {
     /// heard-right commands (docs/RECOGNITION.md, "Operating points").
     public var lenientPoint: Double = 0.2
     /// The always-on threshold for a result heard twice in noise, with the noise suppressor and
-    /// without it (``RecognitionResult/heardTwice(suppressed:captured:)``): hearings that disagree
+    /// without it (``RecognitionResult/heardTwice(suppressed:captured:meaning:)``): hearings that disagree
     /// keep the lower confidence, which takes most other talk below this point. Chosen like
     /// ``operatingPoint``, on the train split of the rejection sets mixed with kitchen noise
     /// (docs/RECOGNITION.md, "Operating points"). `nil`: the same threshold as heard once.

@@ -337,7 +337,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             } catch {
                 throw Self.withLog(error, log.takeRecentErrors())
             }
-            return LoadedGrammar(name: grammar.name, finiteState: compiled, openSlots: openSlots, saysOneWord: saysOneWord)
+            return LoadedGrammar(name: grammar.name, finiteState: compiled, openSlots: openSlots, saysOneWord: saysOneWord, meaning: grammar.meaning)
         }
     }
 
@@ -497,7 +497,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     /// Recognizes an utterance heard in noise twice, as captured and suppressed
-    /// (``RecognitionResult/heardTwice(suppressed:captured:)``), when the grammar has a point in
+    /// (``RecognitionResult/heardTwice(suppressed:captured:meaning:)``), when the grammar has a point in
     /// noise (``Configuration/inNoiseThreshold``, else the confidence model's). Without one (a
     /// grammar of single words, whose talk is heard alike too) and for dictation, whose words are
     /// not judged, the suppressed audio alone is heard. So is a suppressed hearing below
@@ -507,7 +507,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             return try recognize(suppressed)
         }
         let heard = try recognize(suppressed)
-        var result = heard.confidence < configuration.secondHearingFloor ? heard : .heardTwice(suppressed: heard, captured: try recognize(captured))
+        var result = heard.confidence < configuration.secondHearingFloor ? heard : .heardTwice(suppressed: heard, captured: try recognize(captured), meaning: grammar.meaning)
         result.inNoisePoint = point
         return result.judged(at: configuration.rejectionThreshold)
     }
@@ -1007,6 +1007,8 @@ private struct LoadedGrammar {
 
     /// Whether every sentence is one word.
     var saysOneWord = false
+    /// What its sentences mean (``HeedCore/Grammar/meaning``).
+    var meaning: SentenceMeaning? = nil
 
     var isDictation: Bool { finiteState == nil }
 

@@ -50,6 +50,23 @@ struct HearingTwiceTests {
         #expect(suppressed.confidence == 0)
     }
 
+    /// Hearings whose words differ but that the grammar's meaning (the intents' parser) says are
+    /// the same command agree: the suppressed one stands. A different value is no agreement.
+    @Test func twoHearingsThatMeanTheSameCommandAgree() throws {
+        let meaning = try #require(RecognitionSetup(unchecked: try Self.coffee()).grammar.meaning)
+        let (suppressed, captured) = ("get me a single shot mocha with a little bit of milk", "give me single shot mocha with a little bit of milk")
+        #expect(meaning.same(suppressed, captured))
+        let same = RecognitionResult.heardTwice(suppressed: Self.heard(suppressed, 0.8), captured: Self.heard(captured, 0.4), meaning: meaning)
+        #expect(same.text == suppressed && same.confidence == 0.8)
+        let wordForWord = RecognitionResult.heardTwice(suppressed: Self.heard(suppressed, 0.8), captured: Self.heard(captured, 0.4))
+        #expect(wordForWord.confidence == 0.4)
+        let otherMilk = "get me a single shot mocha with a little bit of soy milk"
+        #expect(!meaning.same(suppressed, otherMilk))
+        let differ = RecognitionResult.heardTwice(suppressed: Self.heard(suppressed, 0.8), captured: Self.heard(otherMilk, 0.4), meaning: meaning)
+        #expect(differ.text == suppressed && differ.confidence == 0.4)
+        #expect(!meaning.same("uh", "um"))
+    }
+
     /// A stricter threshold gives way to the point in noise, a more lenient one stands.
     @Test func aResultHeardTwiceIsHeldToTheLowerPoint() {
         var result = Self.heard("pause", 0.75)
@@ -173,6 +190,44 @@ struct HearingTwiceTests {
             let once = try run(["--denoise", "off"])
             #expect(once.recognition["denoised"] as? Bool == false, "\(order): \(once.recognition)")
             #expect(!once.intent.contains("\"\(order.milk)\""), "\(order): \(once.intent)")
+        }
+    }
+
+    /// Real orders with the kitchen noise mixed in as `heed eval --noise` mixes them, whose two
+    /// hearings differ by a word that does not change the order (measured: "can i get a triple
+    /// shot…" 0.31 as captured, "can i get triple shot…" 0.86 suppressed at 6 dB; "give me a single
+    /// shot mocha…" 0.64 and "get me…" 0.87 at 12 dB): with the intents' meaning the suppressed
+    /// hearing stands and the order is accepted at the always-on point; word for word it is not.
+    @Test(
+        .enabled(
+            if: Fixtures.hasPocketSphinx && Fixtures.corpora != nil,
+            "needs pocketsphinx-en-us and the shared corpora (HEED_CORPORA or ../shared/corpora)"))
+    func realOrdersHeardInOtherWordsTwiceAreOneCommand() throws {
+        let orders: [(file: String, snr: Double)] = [
+            ("wav/00e09cf0-a01d-453e-9b89-dc6e6d31d362.wav", 6), ("wav/ada21a02-df02-4ab3-9b6c-e8908cea6ca4.wav", 12),
+        ]
+        let setup = try RecognitionSetup(catalog: try Self.coffee())
+        // A fresh recognizer for each hearing: what a decoder carries from one utterance to the
+        // next would otherwise change the scores (docs/RECOGNITION.md).
+        func recognizer(meaning: Bool) throws -> PocketSphinxRecognizer {
+            var grammar = setup.grammar
+            if !meaning { grammar.meaning = nil }
+            var configuration = PocketSphinxRecognizer.Configuration.default
+            configuration.maximumAlternatives = 0
+            return try PocketSphinxRecognizer(grammar: grammar, configuration: configuration, logger: Logger(label: "test"))
+        }
+        for order in orders {
+            let captured = try Self.kitchen(snr: order.snr).apply(to: try AudioFile.read(try Self.barista() + "/" + order.file), recording: order.file)
+            let suppressed = NoiseSuppressor.denoise(captured)
+            let (once, other) = (try recognizer(meaning: true).recognize(suppressed), try recognizer(meaning: true).recognize(captured))
+            try #require(
+                once.text != other.text && setup.parser.parse(once.text).first == setup.parser.parse(other.text).first
+                    && other.confidence < once.confidence,
+                "\(order): the hearings no longer differ in words alone: \(once) / \(other)")
+            let twice = try recognizer(meaning: true).recognize(captured, suppressed: suppressed)
+            #expect(twice.text == once.text && twice.confidence == once.confidence && !twice.rejected, "\(order): \(twice)")
+            let apart = try recognizer(meaning: false).recognize(captured, suppressed: suppressed)
+            #expect(apart.confidence == other.confidence && apart.rejected, "\(order): \(apart)")
         }
     }
 
