@@ -172,6 +172,9 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
             // the model loads: the decoder is made again with it, keeping the scores for the
             // alignment and the phone loop to be decoded from.
             arguments["-compallsen"] = "yes"
+            // Every senone is computed anyway, so each is computed more exactly: more of its
+            // codebook's densities weighed (docs/RECOGNITION.md, "One word").
+            if arguments["-topn"] == nil { arguments["-topn"] = String(Self.oneWordDensities) }
             do {
                 replay = try ScoreReplay(arguments: arguments, lexicon: newLexicon(), phoneLoopSearch: Self.phoneLoopSearch)
             } catch {
@@ -210,6 +213,12 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
         grammars[grammar.name] = compiled
         self.loadSeconds = (ContinuousClock.now - started).seconds
     }
+
+    /// How many of its codebook's densities each senone's score weighs in a recognizer made for a
+    /// grammar of single words (PocketSphinx's `-topn`; 4 for every other grammar). On the real
+    /// rejection sets it accepts as many heard-right words or more at each count of false accepts, at about
+    /// twice the CPU of such grammars (docs/MEASUREMENTS.md, "More densities for one word").
+    static let oneWordDensities = 16
 
     /// Results whose confidence is below this are rejected.
     public var rejectionThreshold: Double { configuration.rejectionThreshold }
