@@ -42,6 +42,8 @@ struct AcousticScoringTests {
             "-hmm": Fixtures.model, "-dict": PocketSphinxRecognizer.Configuration.default.dictionaryPath,
             "-allphone_ci": "yes", "-scoring": scoring, "-senlogdir": folder,
             "-compallsen": everySenone ? "yes" : "no",
+            // Every senone as a grammar of single words computes them: with its 16 densities.
+            "-topn": everySenone ? String(PocketSphinxRecognizer.oneWordDensities) : "4",
         ])
         try decoder.addSearch(try decoder.compileGrammar(grammar, name: "commands"), name: "commands")
         try decoder.addPhoneLoopSearch(name: "phones")
