@@ -491,8 +491,13 @@ static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model
     const int count = model->top_count;
     const __m256i last_index = _mm256_set1_epi16((int16)(scoring->log_table_size - 1));
     __m256i lowest = _mm256_set1_epi16(INT16_MAX);
+    const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     int32 senone = first;
-    for (; senone + 16 <= end; senone += 16) {
+    /* The run's last few, fewer than sixteen, too: the lanes past its end score other senones
+     * with this codebook's terms and are dropped (while sixteen rows of weights are there). */
+    for (; senone < end && senone + 16 <= model->senones; senone += 16) {
+        const int lanes = end - senone < 16 ? end - senone : 16;
+        const __m256i kept = _mm256_cmpgt_epi16(_mm256_set1_epi16((int16)lanes), lane);
         __m256i score = _mm256_setzero_si256();
         __m256i outside = _mm256_setzero_si256();
         for (int32 s = 0; s < model->gaussians->streams; ++s) {
@@ -517,11 +522,21 @@ static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model
             }
             score = _mm256_add_epi16(score, density);
         }
+        outside = _mm256_and_si256(outside, kept);
         if (!_mm256_testz_si256(outside, outside)) {
             break;
         }
-        _mm256_storeu_si256((__m256i *)(senone_scores + senone), score);
-        lowest = _mm256_min_epi16(lowest, score);
+        if (lanes == 16) {
+            _mm256_storeu_si256((__m256i *)(senone_scores + senone), score);
+            lowest = _mm256_min_epi16(lowest, score);
+            continue;
+        }
+        int16 scores[16];
+        _mm256_storeu_si256((__m256i *)scores, score);
+        memcpy(senone_scores + senone, scores, (size_t)lanes * sizeof *scores);
+        lowest = _mm256_min_epi16(lowest, _mm256_blendv_epi8(_mm256_set1_epi16(INT16_MAX), score, kept));
+        senone = end;
+        break;
     }
     int16 lows[16];
     _mm256_storeu_si256((__m256i *)lows, lowest);
