@@ -124,7 +124,7 @@ enum { score_shift = 10, worst_score = (int)0xE0000000, most_negative_score = 96
 
 /* ---- Heed's evaluator ---- */
 
-enum { group_size = 8, groups_at_once = 4, max_steps = 16, max_top = 8 };
+enum { group_size = 8, groups_at_once = 4, head_length = 32, max_top = 8 };
 typedef float octet __attribute__((vector_size(group_size * sizeof(float)), aligned(4)));
 
 /* One of the top N of a codebook's stream: its row of mixture weights (over senones) and its
@@ -147,14 +147,13 @@ typedef struct {
     uint8 *ready;
     /* Per senone, the end of the run of senones of its codebook it is in. */
     int32 *run_end;
-    /* Sixteen senones at a time with AVX2 (`wide`), where the 8-bit log-add table falls from at
-     * most `max_steps` to 0 and never rises: its entry d is then the number of `step_ends`
-     * above d, and `log_table_size` its length. */
+    /* Sixteen senones at a time with AVX2 (`wide`), where the 8-bit log-add table is 0 from its
+     * entry `head_length` on: its entries are then looked up in `log_head`, the first
+     * `head_length` (0 past the table's end), and `log_table_size` is its length. */
     int wide;
     /* Whether the AVX2 code runs: the CPU has it and the caller did not ask for the baseline. */
     int avx2;
-    int steps;
-    int32 step_ends[max_steps];
+    uint8 log_head[head_length];
     int32 log_table_size;
 } heed_scoring;
 
@@ -481,7 +480,7 @@ static int senone_score(const sphinx_ptm *model, const logadd_t *table, const mi
 
 /* `senone_score` of the senones from `first` on, up to `end`, all of one codebook, sixteen at a
  * time: the same integer sums in 16-bit lanes (they stay within a few hundred times the number
- * of streams, checked at install), the log-add table's entry counted from its steps. Stops
+ * of streams, checked at install), the log-add table's entry looked up in its head. Stops
  * before a group whose differences would leave the table (PocketSphinx reads past it there; the
  * scalar loop does as it does). Returns the first senone not scored. */
 __attribute__((target("avx2")))
@@ -490,6 +489,11 @@ static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model
                             int *best) {
     const int count = model->top_count;
     const __m256i last_index = _mm256_set1_epi16((int16)(scoring->log_table_size - 1));
+    const __m256i head_low = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)scoring->log_head));
+    const __m256i head_high = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(scoring->log_head + 16)));
+    const __m256i last_head = _mm256_set1_epi16(head_length - 1);
+    const __m256i fifteen = _mm256_set1_epi16(15);
+    const __m256i high_byte_zero = _mm256_set1_epi16(INT16_MIN);
     __m256i lowest = _mm256_set1_epi16(INT16_MAX);
     const __m256i lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     int32 senone = first;
@@ -513,12 +517,13 @@ static int32 score_run_wide(const heed_scoring *scoring, const sphinx_ptm *model
                 }
                 const __m256i difference = _mm256_abs_epi16(_mm256_sub_epi16(density, value));
                 outside = _mm256_or_si256(outside, _mm256_cmpgt_epi16(difference, last_index));
-                __m256i steps_above = _mm256_setzero_si256(); /* counted down: -1 a step */
-                for (int step = 0; step < scoring->steps; ++step) {
-                    const __m256i step_end = _mm256_set1_epi16((int16)scoring->step_ends[step]);
-                    steps_above = _mm256_add_epi16(steps_above, _mm256_cmpgt_epi16(step_end, difference));
-                }
-                density = _mm256_add_epi16(_mm256_min_epi16(density, value), steps_above);
+                /* The entry: the difference's low byte picks it from either half of the head
+                 * (byte shuffles), the high byte's top bit zeroes the lane's high byte. */
+                const __m256i index = _mm256_or_si256(_mm256_min_epu16(difference, last_head), high_byte_zero);
+                const __m256i entry = _mm256_blendv_epi8(_mm256_shuffle_epi8(head_low, index),
+                                                         _mm256_shuffle_epi8(head_high, index),
+                                                         _mm256_cmpgt_epi16(difference, fifteen));
+                density = _mm256_sub_epi16(_mm256_min_epi16(density, value), entry);
             }
             score = _mm256_add_epi16(score, density);
         }
@@ -726,19 +731,13 @@ int heed_scoring_install(void *raw, int avx2) {
     }
     const logadd_t *table = LOGMATH_TABLE(model->log_math_8bit);
     const uint8 *entries = table->table;
-    int falls = table->table_size > 0 && entries[table->table_size - 1] == 0 && entries[0] <= max_steps;
-    for (uint32 i = 1; falls && i < table->table_size; ++i) {
-        falls = entries[i] <= entries[i - 1];
+    int zero_past_head = table->table_size > 0;
+    for (uint32 i = head_length; zero_past_head && i < table->table_size; ++i) {
+        zero_past_head = entries[i] == 0;
     }
-    if (falls) {
-        /* Step v (from 1) ends at the first entry under v. */
-        scoring->steps = entries[0];
-        for (int v = 1; v <= scoring->steps; ++v) {
-            int32 end = 0;
-            while (entries[end] >= v) {
-                ++end;
-            }
-            scoring->step_ends[v - 1] = end;
+    if (zero_past_head) {
+        for (uint32 i = 0; i < head_length; ++i) {
+            scoring->log_head[i] = i < table->table_size ? entries[i] : 0;
         }
         scoring->log_table_size = (int32)table->table_size;
     }
@@ -747,7 +746,7 @@ int heed_scoring_install(void *raw, int avx2) {
      * negative score a stream, and a difference within the table. */
     const int fits = g->streams * (255 + most_negative_score) <= INT16_MAX && table->table_size <= INT16_MAX;
     scoring->avx2 = avx2 && __builtin_cpu_supports("avx2");
-    scoring->wide = falls && fits && scoring->avx2;
+    scoring->wide = zero_past_head && fits && scoring->avx2;
     regroup(scoring, model, 0);
     sphinx_mgau *mgau = ((const sphinx_decoder_head *)decoder)->acoustic_model->mgau;
     scoring->original = mgau->functions;
