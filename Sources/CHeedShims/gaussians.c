@@ -324,32 +324,41 @@ static float below_the_top(const float *maxima, int32 groups, int count) {
 }
 
 /* Lets every density of the codebook's stream that reaches the worst of the top N in, in density
- * order; a newcomer goes above the entries it ties with. The worst only rises, so the densities
- * of 32 at a time that reach it as it was are the only ones that may; of those, the ones under
- * `below_the_top` are passed over too. */
+ * order, unless it is among them when its turn comes; a newcomer goes above the entries it ties
+ * with. The worst only rises, so the densities of 32 at a time that reach it as it was are the only
+ * ones that may; of those, the ones under `below_the_top` are passed over too, and the ones among
+ * the top N (a bit each in `among`) are not looked at. */
 static void admit(sphinx_top_entry *top, int count, const float *distances, const float *maxima,
                   int32 densities) {
     const float below = below_the_top(maxima, densities / group_size, count);
+    uint32_t among[densities / 32];
+    memset(among, 0, sizeof among);
+    for (int i = 0; i < count; ++i) {
+        among[top[i].density / 32] |= 1u << (top[i].density % 32);
+    }
     for (int32 block = 0; block < densities; block += 32) {
         const float worst = (float)top[count - 1].score;
-        const __m128 least = _mm_set1_ps(worst > below ? worst : below);
+        const float floor = worst > below ? worst : below;
+        const __m128 least = _mm_set1_ps(floor);
         uint32_t reaching = 0;
         for (int k = 0; k < 8; ++k) {
             const __m128 four = _mm_loadu_ps(distances + block + 4 * k);
             reaching |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(four, least)) << (4 * k);
         }
-        for (; reaching != 0; reaching &= reaching - 1) {
+        reaching &= ~among[block / 32];
+        while (reaching != 0) {
             const int32 d = block + __builtin_ctz(reaching);
+            reaching &= reaching - 1;
             const float distance = distances[d];
             if (distance < (float)top[count - 1].score) {
                 continue;
             }
-            int present = 0;
-            for (int i = 0; i < count; ++i) {
-                present |= top[i].density == d;
-            }
-            if (present) {
-                continue;
+            /* The worst goes; if its turn in this block is still to come, it may come back in. */
+            const int32 dropped = top[count - 1].density;
+            among[dropped / 32] &= ~(1u << (dropped % 32));
+            among[d / 32] |= 1u << (d % 32);
+            if (dropped > d && dropped < block + 32 && distances[dropped] >= floor) {
+                reaching |= 1u << (dropped - block);
             }
             const int32 score = stored(distance);
             int slot = count - 1;
