@@ -372,6 +372,102 @@ static void admit(sphinx_top_entry *top, int count, const float *distances, cons
     }
 }
 
+/* How many of `distances` are at least `least`. */
+static int reaching_count(const float *distances, int32 densities, float least) {
+    const __m128 floor = _mm_set1_ps(least);
+    int reaching = 0;
+    for (int32 d = 0; d < densities; d += 8) {
+        const int low = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(distances + d), floor));
+        const int high = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(distances + d + 4), floor));
+        reaching += __builtin_popcount((unsigned)(low | high << 4));
+    }
+    return reaching;
+}
+
+/* The top N of a codebook's stream chosen at once, where no tie can matter: `rescore_top` and
+ * `admit` give the same list (docs/RECOGNITION.md, "Acoustic scoring"). First a score that N
+ * densities reach, by halving the span from last frame's worst to the best; those that reach one
+ * under it are gathered, and if there are N or more they hold the N best. When the N + 1 best
+ * of their stored scores all differ (N when only N are gathered), the list is those N best in
+ * order, however PocketSphinx came to it. Returns 0, the list untouched, when fewer than N or
+ * more than `most_chosen` are gathered, when two of them tie, or when N is over 62. */
+enum { most_chosen = 32, halvings = 4 };
+static int choose_top(sphinx_top_entry *top, int count, const float *distances, const float *maxima,
+                      int32 densities) {
+    if (count > 62) {
+        return 0;
+    }
+    /* Last frame's top N score at least their worst now: N densities reach it. */
+    int32 reached = INT32_MAX;
+    for (int i = 0; i < count; ++i) {
+        const int32 score = stored(distances[top[i].density]);
+        reached = score < reached ? score : reached;
+    }
+    float best = -INFINITY;
+    for (int32 group = 0; group < densities / group_size; ++group) {
+        best = maxima[group] > best ? maxima[group] : best;
+    }
+    if (!(best < (float)(1 << 24)) || reached <= -(1 << 24)) {
+        return 0;
+    }
+    int32 unreached = stored(best) + 1;
+    for (int k = 0; k < halvings && unreached - reached > 1; ++k) {
+        const int32 middle = reached + (unreached - reached) / 2;
+        if (reaching_count(distances, densities, (float)middle) >= count) {
+            reached = middle;
+        } else {
+            unreached = middle;
+        }
+    }
+    const __m128 least = _mm_set1_ps((float)(reached - 1));
+    int32 density[most_chosen];
+    int32 score[most_chosen + 3];
+    int n = 0;
+    for (int32 block = 0; block < densities; block += 32) {
+        uint32_t may = 0;
+        for (int k = 0; k < 8; ++k) {
+            const __m128 four = _mm_loadu_ps(distances + block + 4 * k);
+            may |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(four, least)) << (4 * k);
+        }
+        if (n + __builtin_popcount(may) > most_chosen) {
+            return 0;
+        }
+        for (; may != 0; may &= may - 1) {
+            density[n] = block + __builtin_ctz(may);
+            score[n] = stored(distances[density[n]]);
+            ++n;
+        }
+    }
+    for (int i = n; i < n + 3; ++i) {
+        score[i] = INT32_MIN; /* more than none */
+    }
+    /* Each one's rank: how many score more. The ranks of the N + 1 best (N when there are no
+     * more) are all different exactly when none of them ties. */
+    int rank[most_chosen];
+    uint64_t ranks = 0;
+    for (int i = 0; i < n; ++i) {
+        const __m128i own = _mm_set1_epi32(score[i]);
+        int above = 0;
+        for (int j = 0; j < n; j += 4) {
+            const __m128i four = _mm_loadu_si128((const __m128i *)(score + j));
+            above += __builtin_popcount((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(four, own))));
+        }
+        rank[i] = above;
+        ranks |= above <= count ? 1ull << above : 0;
+    }
+    const int decided = n > count ? count + 1 : count;
+    if (n < count || ranks != (1ull << decided) - 1) {
+        return 0;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (rank[i] < count) {
+            top[rank[i]].density = density[i];
+            top[rank[i]].score = score[i];
+        }
+    }
+    return 1;
+}
+
 static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t **feature, int32 frame) {
     const sphinx_gaussians *g = model->gaussians;
     const int count = model->top_count;
@@ -389,6 +485,11 @@ static void evaluate_codebooks(heed_scoring *scoring, sphinx_ptm *model, mfcc_t 
                 (scoring->avx2 ? all_distances_avx2 : all_distances_baseline)(
                     feature[s], means, precisions, log_determinant, length, g->densities,
                     scoring->distances, scoring->maxima);
+                /* Past `max_top` the bound of `below_the_top` is gone, and choosing at once is
+                 * quicker; under it, admitting one by one is. */
+                if (count > max_top && choose_top(top, count, scoring->distances, scoring->maxima, g->densities)) {
+                    continue;
+                }
                 for (int i = 0; i < count; ++i) {
                     previous[i] = scoring->distances[top[i].density];
                 }
