@@ -105,7 +105,7 @@ struct RecognizerOptions: ParsableArguments {
                 Heed's evaluator (the same scores, about twice the CPU; docs/RECOGNITION.md); \
                 scoring=heed-baseline runs Heed's evaluator without AVX2, as older CPUs do. \
                 A grammar of single words weighs 16 densities a senone (topn=16) where others \
-                weigh 4: topn=4 gives it back half its CPU, and fewer of its words are accepted \
+                weigh 4: topn=4 takes almost half its CPU off, and fewer of its words are accepted \
                 (docs/RECOGNITION.md, "One word").
                 """,
             valueName: "flag=value"
