@@ -11,12 +11,18 @@
 # (heed eval --jobs 1); the real-time factor is decoding CPU time over audio time, the wait
 # the time from a whole recording given to its result over audio time (Heed's phone loop
 # runs beside its grammar pass on the second core when there is one: the same CPU, less wait).
+#
+# ROUNDS=N (default 1) runs the three decodes in turn N times and prints each figure's median,
+# the ratios taken within each round, with their range: on a shared machine one round's ratio
+# can be off by a third.
 set -euo pipefail
 # scripts/benchmarks.py: what the benchmarks share.
 export PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 manifest=${1:?usage: scripts/pocketsphinx5-benchmark.sh MANIFEST.tsv GRAMMAR.gram [HEED]}
 grammar=${2:?usage: scripts/pocketsphinx5-benchmark.sh MANIFEST.tsv GRAMMAR.gram [HEED]}
 heed=${3:-.build/release/heed}
+rounds=${ROUNDS:-1}
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a whole number from 1, not $rounds" >&2; exit 2; }
 venv=${HEED_PS5_VENV:-$HOME/.cache/heed/ps5-venv}
 model=/usr/share/pocketsphinx/model/en-us
 [ -x "$heed" ] || { echo "no heed executable at $heed (swift build -c release)" >&2; exit 2; }
@@ -29,10 +35,8 @@ heed_line() {  # options… → "accuracy rtf wait"
   "$heed" eval "$manifest" -g "$grammar" --jobs 1 --json "$@" |
     python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["sentenceAccuracy"], r["rtf"], sum(x["latencyMs"] for x in r["results"]) / 1000 / r["audioSeconds"])'
 }
-read -r heed_accuracy heed_rtf heed_wait < <(heed_line)
-read -r loop_accuracy loop_rtf loop_wait < <(heed_line --no-phone-loop)
-
-read -r ps5_accuracy ps5_rtf ps5_wait < <("$venv/bin/python" - "$manifest" "$grammar" "$model" <<'PY'
+ps5_line() {  # → "accuracy rtf wait"
+  "$venv/bin/python" - "$manifest" "$grammar" "$model" <<'PY'
 import csv, os, sys
 from benchmarks import decode_timed, read_mono16k
 from pocketsphinx import Config, Decoder
@@ -55,12 +59,32 @@ with open(manifest, newline="") as file:
         right += hypothesis == row.get("transcript", "")
 print(right / total, cpu / audio, wall / audio)
 PY
-)
-
-printf '%-34s %9s %8s %10s %8s %10s\n' "decoder" "accuracy" "RTF" "RTF ratio" "wait" "wait ratio"
-row() {  # label accuracy rtf wait
-  printf '%-34s %9.3f %8.4f %10.2f %8.4f %10.2f\n' "$1" "$2" "$3" "$(python3 -c "print($3/$ps5_rtf)")" "$4" "$(python3 -c "print($4/$ps5_wait)")"
 }
-row "PocketSphinx 5 (grammar only)" "$ps5_accuracy" "$ps5_rtf" "$ps5_wait"
-row "heed (alignment + phone loop)" "$heed_accuracy" "$heed_rtf" "$heed_wait"
-row "heed --no-phone-loop" "$loop_accuracy" "$loop_rtf" "$loop_wait"
+
+# One line a decoder a round: "round decoder accuracy rtf wait".
+results=$(for round in $(seq "$rounds"); do
+  echo "$round ps5 $(ps5_line)"
+  echo "$round heed $(heed_line)"
+  echo "$round loop $(heed_line --no-phone-loop)"
+done)
+python3 - "$rounds" <<PY
+import statistics, sys
+rounds = int(sys.argv[1])
+rows = {}
+for line in """$results""".split("\n"):
+    round_, decoder, accuracy, rtf, wait = line.split()
+    rows.setdefault(decoder, {})[int(round_)] = (float(accuracy), float(rtf), float(wait))
+def figure(values):
+    middle = statistics.median(values)
+    return f"{middle:.2f}" if rounds == 1 else f"{middle:.2f} ({min(values):.2f}–{max(values):.2f})"
+print(f"{'decoder':34} {'accuracy':>9} {'RTF':>8} {'RTF ratio':>18} {'wait':>8} {'wait ratio':>18}")
+for decoder, label in (("ps5", "PocketSphinx 5 (grammar only)"), ("heed", "heed (alignment + phone loop)"), ("loop", "heed --no-phone-loop")):
+    runs = [rows[decoder][r] for r in sorted(rows[decoder])]
+    base = [rows["ps5"][r] for r in sorted(rows[decoder])]
+    accuracy = statistics.median(run[0] for run in runs)
+    rtf = statistics.median(run[1] for run in runs)
+    wait = statistics.median(run[2] for run in runs)
+    rtf_ratio = figure([run[1] / ps5[1] for run, ps5 in zip(runs, base)])
+    wait_ratio = figure([run[2] / ps5[2] for run, ps5 in zip(runs, base)])
+    print(f"{label:34} {accuracy:9.3f} {rtf:8.4f} {rtf_ratio:>18} {wait:8.4f} {wait_ratio:>18}")
+PY
