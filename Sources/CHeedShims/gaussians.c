@@ -298,7 +298,8 @@ static void rescore_top(sphinx_top_entry *top, int count, const float *distance_
  * of the stored maxima of its groups of eight densities, which that many densities reach and the
  * top N's final worst then does too. -inf with fewer groups than N, or beyond the integers a
  * float holds exactly. */
-static float below_the_top(const float *maxima, int32 groups, int count) {
+static inline __attribute__((always_inline)) float below_the_top_of(const float *maxima, int32 groups,
+                                                                     int count) {
     if (groups < count || count > max_top) {
         return -INFINITY;
     }
@@ -321,6 +322,11 @@ static float below_the_top(const float *maxima, int32 groups, int count) {
     }
     const int32 floor = stored(best[count - 1]);
     return floor > -(1 << 24) && floor < (1 << 24) ? (float)(floor - 1) : -INFINITY;
+}
+
+/* `below_the_top_of`, with the usual four as a constant: the list stays in registers. */
+static float below_the_top(const float *maxima, int32 groups, int count) {
+    return count == 4 ? below_the_top_of(maxima, groups, 4) : below_the_top_of(maxima, groups, count);
 }
 
 /* Lets every density of the codebook's stream that reaches the worst of the top N in, in density
