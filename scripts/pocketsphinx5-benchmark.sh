@@ -33,7 +33,7 @@ fi
 
 heed_line() {  # options… → "accuracy rtf wait"
   "$heed" eval "$manifest" -g "$grammar" --jobs 1 --json "$@" |
-    python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["sentenceAccuracy"], r["rtf"], sum(x["latencyMs"] for x in r["results"]) / 1000 / r["audioSeconds"])'
+    python3 -c 'import json,sys; text=sys.stdin.read(); r=json.loads(text) if text.strip() else sys.exit(1); print(r["sentenceAccuracy"], r["rtf"], sum(x["latencyMs"] for x in r["results"]) / 1000 / r["audioSeconds"])'
 }
 ps5_line() {  # → "accuracy rtf wait"
   "$venv/bin/python" - "$manifest" "$grammar" "$model" <<'PY'
@@ -72,7 +72,10 @@ import statistics, sys
 rounds = int(sys.argv[1])
 rows = {}
 for line in """$results""".split("\n"):
-    round_, decoder, accuracy, rtf, wait = line.split()
+    fields = line.split()
+    if len(fields) != 5:
+        sys.exit(f"{fields[1]} gave no figures in round {fields[0]} (its error is above)")
+    round_, decoder, accuracy, rtf, wait = fields
     rows.setdefault(decoder, {})[int(round_)] = (float(accuracy), float(rtf), float(wait))
 def figure(values):
     middle = statistics.median(values)
