@@ -329,6 +329,15 @@ static float below_the_top(const float *maxima, int32 groups, int count) {
     return count == 4 ? below_the_top_of(maxima, groups, 4) : below_the_top_of(maxima, groups, count);
 }
 
+/* Which of 32 densities' distances, from `distances` on, are at least `least`: a bit each. */
+static uint32_t reaching_32(const float *distances, __m128 least) {
+    uint32_t reaching = 0;
+    for (int k = 0; k < 8; ++k) {
+        reaching |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(distances + 4 * k), least)) << (4 * k);
+    }
+    return reaching;
+}
+
 /* Lets every density of the codebook's stream that reaches the worst of the top N in, in density
  * order, unless it is among them when its turn comes; a newcomer goes above the entries it ties
  * with. The worst only rises, so the densities of 32 at a time that reach it as it was are the only
@@ -345,13 +354,7 @@ static void admit(sphinx_top_entry *top, int count, const float *distances, cons
     for (int32 block = 0; block < densities; block += 32) {
         const float worst = (float)top[count - 1].score;
         const float floor = worst > below ? worst : below;
-        const __m128 least = _mm_set1_ps(floor);
-        uint32_t reaching = 0;
-        for (int k = 0; k < 8; ++k) {
-            const __m128 four = _mm_loadu_ps(distances + block + 4 * k);
-            reaching |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(four, least)) << (4 * k);
-        }
-        reaching &= ~among[block / 32];
+        uint32_t reaching = reaching_32(distances + block, _mm_set1_ps(floor)) & ~among[block / 32];
         while (reaching != 0) {
             const int32 d = block + __builtin_ctz(reaching);
             reaching &= reaching - 1;
@@ -380,12 +383,9 @@ static void admit(sphinx_top_entry *top, int count, const float *distances, cons
 
 /* How many of `distances` are at least `least`. */
 static int reaching_count(const float *distances, int32 densities, float least) {
-    const __m128 floor = _mm_set1_ps(least);
     int reaching = 0;
-    for (int32 d = 0; d < densities; d += 8) {
-        const int low = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(distances + d), floor));
-        const int high = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(distances + d + 4), floor));
-        reaching += __builtin_popcount((unsigned)(low | high << 4));
+    for (int32 block = 0; block < densities; block += 32) {
+        reaching += __builtin_popcount(reaching_32(distances + block, _mm_set1_ps(least)));
     }
     return reaching;
 }
@@ -430,11 +430,7 @@ static int choose_top(sphinx_top_entry *top, int count, const float *distances, 
     int32 score[most_chosen + 3];
     int n = 0;
     for (int32 block = 0; block < densities; block += 32) {
-        uint32_t may = 0;
-        for (int k = 0; k < 8; ++k) {
-            const __m128 four = _mm_loadu_ps(distances + block + 4 * k);
-            may |= (uint32_t)_mm_movemask_ps(_mm_cmpge_ps(four, least)) << (4 * k);
-        }
+        uint32_t may = reaching_32(distances + block, least);
         if (n + __builtin_popcount(may) > most_chosen) {
             return 0;
         }

@@ -217,7 +217,7 @@ public final class PocketSphinxRecognizer: SpeechRecognizer {
     /// How many of its codebook's densities each senone's score weighs in a recognizer made for a
     /// grammar of single words (PocketSphinx's `-topn`; 4 for every other grammar). On the real
     /// rejection sets it accepts as many heard-right words or more at each count of false
-    /// accepts, at about twice the CPU of such grammars (docs/MEASUREMENTS.md, "More densities
+    /// accepts, at 1.7–1.9 times the CPU of such grammars (docs/MEASUREMENTS.md, "More densities
     /// for one word").
     static let oneWordDensities = 16
 
