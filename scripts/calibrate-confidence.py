@@ -2,7 +2,7 @@
 """Fits Heed's confidence model: P(command heard right | confidence features).
 
 usage: scripts/calibrate-confidence.py SETS_DIR [RESULTS_DIR ...] [--features a,b,...] [--model NAME]
-                                      [--outside-limit R|none] [--grammars G,G,...]
+                                      [--outside-limit R|none] [--grammars G,G,...] [--synthetic]
 
 Reads the `heed eval --json` results that scripts/rejection-eval.py wrote for the sets of
 scripts/rejection-sets.py (default RESULTS_DIR: SETS_DIR/results). Several RESULTS_DIRs are
@@ -28,6 +28,10 @@ Heed's ConfidenceModel.outsidePhoneLimit; `none` scores every result by its feat
 name it): `--grammars grammars/speech-commands.gram,grammars/digit.gram --features
 allFramesMargin,meanMargin,logOutsidePhones --model oneWord` fits ConfidenceModel.oneWord on results
 decoded with every senone, as Heed decodes a grammar of single words.
+--synthetic fits on the synthetic speech of the train split too (the sets' espeak-ng and flite
+voices); the threshold is still chosen on real speech, the curves are real speech, and the
+synthetic speech is reported on its own: its heard-right commands accepted at each model's
+threshold, train and test voices apart.
 """
 import importlib.util
 import math
@@ -133,20 +137,28 @@ def main():
         index = args.index("--grammars")
         grammars = set(args[index + 1].split(","))
         del args[index:index + 2]
+    with_synthetic = "--synthetic" in args
+    if with_synthetic:
+        args.remove("--synthetic")
     if not args:
         sys.exit(__doc__)
     sets_dir = os.path.abspath(args[0])
     results_dirs = [os.path.abspath(a) for a in args[1:]] or [os.path.join(sets_dir, "results")]
     keep = lambda entry: grammars is None or rejection.grammar_group(entry) in grammars
-    items = []
+    items, synthetic = [], []
     for results_dir in results_dirs:
         condition = os.path.basename(results_dir)
-        items += [dict(item, condition=condition) for item in rejection.outcomes(sets_dir, results_dir, keep) if item["speech"] == "real"]
+        for item in rejection.outcomes(sets_dir, results_dir, keep):
+            (items if item["speech"] == "real" else synthetic).append(dict(item, condition=condition))
     rejection.durations(items)
-    for item in items:
+    for item in items + synthetic:
         item["label"] = item["role"] == "positive" and item["right"]
     heard = [item for item in items if item["text"]]
     train = [item for item in heard if item["split"] == "train"]
+    if with_synthetic:
+        spoken = [item for item in synthetic if item["text"] and item["split"] == "train"]
+        train += spoken
+        print(f"with {len(spoken)} synthetic train results ({sum(1 for e in spoken if e['label'])} right commands)")
     if names == ["all"]:
         names = sorted({name for item in heard for name in item["features"]})
     weights, intercept = fit(train, names)
@@ -188,6 +200,12 @@ def main():
                 per_hour = f"{fa / hours:.1f}/h" if hours else "n/a"
                 cells.append(f"{f'{right}/{ceiling} {of_right}, {fa} FA {per_hour}':>30}")
             print(f"{condition:12} {split:6} " + " ".join(cells))
+    if synthetic:
+        print("\nsynthetic speech at each model's chosen threshold (heard-right commands accepted):")
+        for split in ("train", "test"):
+            right = [i for i in synthetic if i["split"] == split and i["label"]]
+            cells = [f"{label}: {sum(1 for i in right if c and score(i) >= c[0])}/{len(right)}" for label, (score, c) in chosen.items()]
+            print(f"  {split:6} " + ", ".join(cells))
 
 
 if __name__ == "__main__":

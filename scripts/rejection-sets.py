@@ -10,13 +10,14 @@ cache folder; nothing here is committed):
                     `heed eval`, what the set is for, real or synthetic speech
   <set>.tsv         `heed eval` manifests (wav, transcript, intent_slots_json, speaker,
                     expect, split); wav paths are absolute
-  audio/            the generated audio: long runs (sox) and espeak-ng commands
+  audio/            the generated audio: long runs (sox), espeak-ng and flite commands
 
 Each row's role: `expect` = `reject` makes it a negative; otherwise a row with a
 transcript is a positive when the listening grammar can produce the transcript and a
 negative when it cannot (heed eval decides), and a row with an intent label is a positive.
 `split` is `train` or `test`, by speaker (speech commands), recording cluster
-(barista), or file (FSDD: only three speakers; librivox; speech-to-phrase), from a hash, so that it never changes:
+(barista), file (FSDD: only three speakers; librivox; speech-to-phrase), or voice (synthetic
+speech), from a hash or a fixed list, so that it never changes:
 fit on train, report on test. Runs built from several recordings inherit their split
 when all come from one split, and are `test` otherwise.
 
@@ -45,6 +46,13 @@ SYNTHETIC_COMMANDS = [
     "end the workout", "pause the workout", "add milk to my shopping list", "stop", "resume",
 ]
 SYNTHETIC_VOICES = ["en-us", "en-gb", "en-us+f3"]
+# The intents' own test sentences (intents/tests), spoken by two engines for fitting: voices,
+# not people, so the split is by voice. The intents that listen with nothing going on only.
+SPOKEN_TESTS_PER_INTENT = 6
+SPOKEN_TEST_VOICES = [
+    ("espeak-ng", "en-us", "train"), ("espeak-ng", "en-us+f3", "train"), ("flite", "slt", "train"), ("flite", "awb", "train"),
+    ("espeak-ng", "en-gb", "test"), ("espeak-ng", "en-gb-scotland", "test"), ("flite", "kal16", "test"), ("flite", "rms", "test"),
+]
 
 
 def split_of(key):
@@ -96,6 +104,48 @@ def runs(out, prefix, rows, size, transcript=True):
         wav = concatenate(out, f"{prefix}-{start // size:03d}", [item["wav"] for item in group])
         result.append(row(wav, text, speaker="run", expect="reject", split=splits.pop() if len(splits) == 1 else "test"))
     return result
+
+
+def test_sentences():
+    """Up to SPOKEN_TESTS_PER_INTENT sentences of each intent that is not contextual, from
+    intents/tests, without digits (they would be read out as such) and without the titles a test
+    file registers (the sets' grammar has no registered vocabulary)."""
+    contextual = set()
+    for name in sorted(os.listdir(os.path.join(REPO, "intents"))):
+        if name.endswith(".json"):
+            with open(os.path.join(REPO, "intents", name)) as handle:
+                contextual |= {i["name"] for i in json.load(handle)["intents"] if i.get("contextual")}
+    chosen = []
+    folder = os.path.join(REPO, "intents", "tests")
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as handle:
+            file = json.load(handle)
+        registered = {title.lower() for titles in file.get("vocabulary", {}).values() for title in titles}
+        count = {}
+        for test in file["tests"]:
+            intent = test["intent"]
+            if intent is None or intent in contextual:
+                continue
+            if any(str(value).lower() in registered for value in test.get("parameters", {}).values()):
+                continue
+            for sentence in test["sentences"]:
+                if count.get(intent, 0) < SPOKEN_TESTS_PER_INTENT and not any(c.isdigit() for c in sentence):
+                    count[intent] = count.get(intent, 0) + 1
+                    chosen.append(sentence)
+    return chosen
+
+
+def speak(engine, voice, text, wav):
+    """`text` in `voice` of espeak-ng or flite, as 16 kHz 16-bit mono."""
+    if os.path.exists(wav):
+        return
+    raw = wav + ".raw.wav"
+    if engine == "espeak-ng":
+        subprocess.run(["espeak-ng", "-v", voice, "-w", raw, text], check=True)
+    else:
+        subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
+    subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
+    os.remove(raw)
 
 
 def main():
@@ -157,6 +207,13 @@ def main():
                 os.remove(raw)
             synthetic.append(row(wav, text, speaker=f"espeak-ng {voice}", split="test"))
 
+    spoken_tests = []
+    for engine, voice, split in SPOKEN_TEST_VOICES:
+        for index, text in enumerate(test_sentences()):
+            wav = os.path.join(out, "audio", f"{engine}-{voice.replace('+', '-')}-test-{index:03d}.wav")
+            speak(engine, voice, text, wav)
+            spoken_tests.append(row(wav, text, speaker=f"{engine} {voice}", split=split))
+
     as_negative = lambda rows: [dict(r, expect="reject") for r in rows]
     # Other talk through the one-word grammars: sentences, orders, commands of other grammars, runs.
     talk = as_negative(librivox + librivox_runs + barista + barista_runs + phrases + phrase_runs)
@@ -167,6 +224,7 @@ def main():
         ("speech-commands", commands, SPEECH_COMMANDS, "positives: single words, the 30-word grammar", "real"),
         ("speech-to-phrase-intents", phrases, INTENTS, "mixed: in-domain commands positive, others and OOV clips negative", "real"),
         ("synthetic-commands", synthetic, INTENTS, "positives: commands of every shipped domain", "synthetic (espeak-ng)"),
+        ("synthetic-tests", spoken_tests, INTENTS, "positives: the intents' test sentences, split by voice", "synthetic (espeak-ng, flite)"),
         ("librivox-intents", librivox, INTENTS, "negatives: read sentences", "real"),
         ("librivox-barista", librivox, BARISTA, "negatives: read sentences", "real"),
         ("barista-orders-intents", as_negative(barista), INTENTS, "negatives: coffee orders, not a shipped command", "real"),
