@@ -38,6 +38,15 @@ public struct RecognitionResult: Sendable, Hashable, Codable {
         return result
     }
 
+    /// A confidence as people read it: two decimals, cut rather than rounded, so that a result
+    /// shown at a threshold's value was not rejected at it (0.8699 reads 0.86, not 0.87).
+    public static func shown(confidence: Double) -> String {
+        // The small margin keeps a confidence of exactly 0.87 from reading 0.86 after the product.
+        let value = confidence.isNaN ? 0 : min(1, max(0, confidence))
+        let hundredths = Int((value * 100 + 1e-9).rounded(.down))
+        return "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100)"
+    }
+
     /// One result from two hearings of the same audio in noise, with the noise suppressor and
     /// without it. When they hear the same command — the same words, or words the grammar's
     /// `meaning` says mean the same ("get me a mocha", "get me mocha") — the suppressed hearing

@@ -375,7 +375,7 @@ final class WyomingSession {
                 WyomingEvent(
                     "detection", ["name": .string(configuration.wakePhrase), "timestamp": .number(((utterance.start + end) * 1000).rounded())]))
             var event = connection.event("wyomingDetection")
-            event.message = String(format: "confidence %.2f", spotting.confidence)
+            event.message = "confidence " + RecognitionResult.shown(confidence: spotting.confidence)
             service.emit(event)
         }
     }

@@ -145,7 +145,7 @@ struct Eval: ParsableCommand {
         }
         if !report.errors.isEmpty { lines.append("  errors:") }
         for error in report.errors {
-            let detail = error.message ?? "expected \"\(error.expected ?? "")\", heard \"\(error.heard ?? "")\" (confidence \(number(error.confidence)))"
+            let detail = error.message ?? "expected \"\(error.expected ?? "")\", heard \"\(error.heard ?? "")\" (confidence \(error.confidence.map { RecognitionResult.shown(confidence: $0) } ?? "n/a"))"
             lines.append("    \(error.kind.rawValue): \(error.file) (line \(error.line)): \(detail)")
         }
         return lines.joined(separator: "\n")

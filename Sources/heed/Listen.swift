@@ -194,7 +194,7 @@ struct EventPrinter: Sendable {
             case .wake: "[wake phrase]"
             case .activated: "[push-to-talk]"
             case .final(_, let result):
-                "heard \"\(result.text)\" (confidence \(String(format: "%.2f", result.confidence)))\(result.rejected ? ": not a command" : "")"
+                "heard \"\(result.text)\" (confidence \(RecognitionResult.shown(confidence: result.confidence)))\(result.rejected ? ": not a command" : "")"
             case .intent(_, let intent): IntentDescription(intent).text
             case .speech(_, let speech): speech.text
             case .askedBack(_, _, let answer) where answer != "yes" && answer != "other":

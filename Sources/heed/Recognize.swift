@@ -102,7 +102,7 @@ struct Recognize: ParsableCommand {
     private static func describe(_ output: FileResult) -> String {
         let result = output.result
         let heard = result.text.isEmpty ? "(nothing)" : "\"\(output.formattedText ?? result.text)\""
-        var lines = ["\(output.file): \(heard)  confidence \(format(result.confidence))\(result.rejected ? "  REJECTED" : "")"]
+        var lines = ["\(output.file): \(heard)  confidence \(RecognitionResult.shown(confidence: result.confidence))\(result.rejected ? "  REJECTED" : "")"]
         if output.withIntents {
             lines.append("  intent: " + (output.intent.map(IntentDescription.init).map(\.text) ?? "none"))
         }

@@ -166,7 +166,7 @@ extension Run {
             print(try jsonLine(event))
         } else {
             let suppressed = heard.denoised ? ", noise suppressed" : ""
-            print("heard \"\(result.text)\" (confidence \(format(result.confidence))\(suppressed))\(result.rejected ? ": rejected, not a command" : "")")
+            print("heard \"\(result.text)\" (confidence \(RecognitionResult.shown(confidence: result.confidence))\(suppressed))\(result.rejected ? ": rejected, not a command" : "")")
         }
         return result.rejected ? nil : result.text
     }

@@ -18,6 +18,23 @@ struct RejectionTests {
         return path
     }
 
+    /// A result shown at the operating point's value must not be one it rejected: 0.8699 was
+    /// printed "0.87" beside "falseReject".
+    @Test func aConfidenceIsShownCutNotRounded() {
+        let cases: [(Double, String)] = [
+            (0.8699, "0.86"), (0.87, "0.87"), (0.2, "0.20"), (0.05, "0.05"), (0.999, "0.99"), (1, "1.00"), (0, "0.00"),
+            (-0.1, "0.00"), (1.5, "1.00"), (.nan, "0.00"),
+        ]
+        for (confidence, shown) in cases {
+            #expect(RecognitionResult.shown(confidence: confidence) == shown, "\(confidence)")
+        }
+        for hundredths in 0...100 {
+            let threshold = Double(hundredths) / 100
+            #expect(RecognitionResult.shown(confidence: threshold) == RecognitionResult.shown(confidence: threshold + 1e-12))
+            if hundredths > 0 { #expect(Double(RecognitionResult.shown(confidence: threshold - 1e-6))! < threshold) }
+        }
+    }
+
     @Test func theExpectColumnMarksNegatives() throws {
         let path = try manifest([
             "a.wav\tstop\t\t\taccept",
