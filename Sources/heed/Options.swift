@@ -106,7 +106,8 @@ struct RecognizerOptions: ParsableArguments {
                 scoring=heed-baseline runs Heed's evaluator without AVX2, as older CPUs do. \
                 A grammar of single words weighs 16 densities a senone (topn=16) where others \
                 weigh 4: topn=4 takes almost half its CPU off, and fewer of its words are accepted \
-                (docs/RECOGNITION.md, "One word").
+                (docs/RECOGNITION.md, "One word"). It also takes a silence to be likelier \
+                (silprob=0.5, others 0.005): silprob=0.005 accepts fewer of its words, most in noise.
                 """,
             valueName: "flag=value"
         )
