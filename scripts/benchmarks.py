@@ -1,7 +1,8 @@
 """What Heed's benchmark scripts share: a work folder, word errors, Debian's LibriVox sentences,
+synthetic speech (espeak-ng, flite),
 streams of recordings with noise mixed in, and timing one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
 (`sys.path.insert(0, <scripts>)`); it needs nothing outside Python's standard library."""
-import atexit, math, os, random, shutil, struct, sys, tempfile, time, wave
+import atexit, math, os, random, shutil, struct, subprocess, sys, tempfile, time, wave
 
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 
@@ -58,6 +59,18 @@ def write_16k(path, samples):
         out.setsampwidth(2)
         out.setframerate(16000)
         out.writeframes(struct.pack(f"<{len(samples)}h", *(max(-32768, min(32767, int(round(x)))) for x in samples)))
+
+
+def speak(engine, voice, text, path):
+    """`text` in `voice` of espeak-ng or flite, written to `path` as 16 kHz 16-bit mono."""
+    raw = path + ".raw.wav"
+    if engine == "espeak-ng":
+        subprocess.run(["espeak-ng", "-v", voice, "-w", raw, text], check=True)
+    else:
+        subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
+    # -R: sox dithers the resampled audio with a fresh seed each run unless told to repeat itself.
+    subprocess.run(["sox", "-q", "-R", raw, "-r", "16000", "-c", "1", "-b", "16", path], check=True)
+    os.remove(raw)
 
 
 def words(text):

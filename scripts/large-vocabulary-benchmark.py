@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import work_folder
+from benchmarks import speak, work_folder
 
 DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,15 +52,6 @@ def titles(count, seed):
     result = sorted(chosen)
     rng.shuffle(result)
     return result
-
-
-def speak(engine, voice, text, path, work):
-    raw = os.path.join(work, "raw.wav")
-    if engine == "espeak-ng":
-        subprocess.run(["espeak-ng", "-v", voice, "-w", raw, text], check=True)
-    else:
-        subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
-    subprocess.run(["sox", "-q", raw, "-r", "16000", "-c", "1", "-b", "16", path], check=True, stderr=subprocess.DEVNULL)
 
 
 def write_manifest(path, rows):
@@ -120,7 +111,7 @@ def main():
         text = FORMS[index % len(FORMS)].format(title)
         path = os.path.join(work, f"command{index}.wav")
         if not os.path.exists(path):
-            speak(engine, voice, text, path, work)
+            speak(engine, voice, text, path)
         rows[engine].append((path, text, "{}", f"{engine}-{voice}"))
     manifests = {}
     for engine, engine_rows in rows.items():

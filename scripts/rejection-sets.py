@@ -30,6 +30,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import speak  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 INTENTS = "--intents intents"
@@ -88,9 +91,10 @@ def concatenate(out, name, wavs):
     if not os.path.exists(target):
         gap = os.path.join(out, "audio", "gap.wav")
         if not os.path.exists(gap):
-            subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", "0.3"], check=True)
+            # -R: without it sox dithers, with a fresh seed each run, even the silence it makes.
+            subprocess.run(["sox", "-R", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", "0.3"], check=True)
         parts = [part for wav in wavs for part in (wav, gap)][:-1]
-        subprocess.run(["sox", *parts, target], check=True)
+        subprocess.run(["sox", "-R", *parts, target], check=True)
     return target
 
 
@@ -133,19 +137,6 @@ def test_sentences():
                     count[intent] = count.get(intent, 0) + 1
                     chosen.append(sentence)
     return chosen
-
-
-def speak(engine, voice, text, wav):
-    """`text` in `voice` of espeak-ng or flite, as 16 kHz 16-bit mono."""
-    if os.path.exists(wav):
-        return
-    raw = wav + ".raw.wav"
-    if engine == "espeak-ng":
-        subprocess.run(["espeak-ng", "-v", voice, "-w", raw, text], check=True)
-    else:
-        subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
-    subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
-    os.remove(raw)
 
 
 def main():
@@ -201,17 +192,16 @@ def main():
         for index, text in enumerate(SYNTHETIC_COMMANDS):
             wav = os.path.join(out, "audio", f"espeak-{voice.replace('+', '-')}-{index:02d}.wav")
             if not os.path.exists(wav):
-                raw = wav + ".22k.wav"
-                subprocess.run(["espeak-ng", "-v", voice, "-w", raw, text], check=True)
-                subprocess.run(["sox", raw, "-r", "16000", "-b", "16", wav], check=True)
-                os.remove(raw)
+                speak("espeak-ng", voice, text, wav)
             synthetic.append(row(wav, text, speaker=f"espeak-ng {voice}", split="test"))
 
     spoken_tests = []
+    sentences = test_sentences()
     for engine, voice, split in SPOKEN_TEST_VOICES:
-        for index, text in enumerate(test_sentences()):
+        for index, text in enumerate(sentences):
             wav = os.path.join(out, "audio", f"{engine}-{voice.replace('+', '-')}-test-{index:03d}.wav")
-            speak(engine, voice, text, wav)
+            if not os.path.exists(wav):
+                speak(engine, voice, text, wav)
             spoken_tests.append(row(wav, text, speaker=f"{engine} {voice}", split=split))
 
     as_negative = lambda rows: [dict(r, expect="reject") for r in rows]

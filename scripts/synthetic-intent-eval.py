@@ -19,12 +19,11 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import speak  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINES = {
-    "espeak-ng": [("en-us", lambda text, wav, voice: ["espeak-ng", "-v", voice, "-w", wav, text]),
-                  ("en-us+f2", None), ("en-gb", None)],
-    "flite": [("slt", lambda text, wav, voice: ["flite", "-voice", voice, "-t", text, "-o", wav]), ("awb", None), ("kal16", None)],
-}
+ENGINES = {"espeak-ng": ["en-us", "en-us+f2", "en-gb"], "flite": ["slt", "awb", "kal16"]}
 
 
 def sentences(per_intent):
@@ -61,17 +60,13 @@ def main():
     chosen = sentences(per_intent)
     print(f"{len(chosen)} sentences", file=sys.stderr)
     for engine, voices in ENGINES.items():
-        command = voices[0][1]
         manifest = os.path.join(out, f"{engine}.tsv")
         rows = []
-        for voice, _ in voices:
+        for voice in voices:
             for index, (text, intent, parameters) in enumerate(chosen):
-                raw = os.path.join(out, "audio", f"{engine}-{voice.replace('+', '-')}-{index:03d}-raw.wav")
-                wav = raw.replace("-raw.wav", ".wav")
+                wav = os.path.join(out, "audio", f"{engine}-{voice.replace('+', '-')}-{index:03d}.wav")
                 if not os.path.exists(wav):
-                    subprocess.run(command(text, raw, voice), check=True, capture_output=True)
-                    subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", wav], check=True)
-                    os.remove(raw)
+                    speak(engine, voice, text, wav)
                 rows.append((wav, text, intent, parameters, voice))
         with open(manifest, "w", newline="") as handle:
             writer = csv.writer(handle, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
@@ -95,7 +90,7 @@ def main():
         right = sum(1 for wav, text, *_ in rows if heard[wav]["text"] == text)
         total = len(rows)
         ok = sum(understood)
-        print(f"{engine} ({', '.join(v for v, _ in voices)}): {total} utterances; sentences right {right} ({100 * right / total:.1f}%), "
+        print(f"{engine} ({', '.join(voices)}): {total} utterances; sentences right {right} ({100 * right / total:.1f}%), "
               f"understood {ok} ({100 * ok / total:.1f}%)")
         for threshold in (0.87, 0.2):
             accepted = [u for (wav, *_), u in zip(rows, understood) if heard[wav]["text"] and heard[wav]["confidence"] >= threshold]
