@@ -247,10 +247,7 @@ struct OneWordConfidenceTests {
         let shipped = Fixtures.grammar("digit.gram")
         let withOh = try String(contentsOfFile: shipped, encoding: .utf8).replacingOccurrences(of: "zero | one", with: "zero | oh | one")
         try #require(withOh.contains("zero | oh | one"))
-        let recognizers = [
-            try Fixtures.recognizer(grammar: shipped),
-            try PocketSphinxRecognizer(grammar: Grammar(name: "digit", jsgf: withOh), configuration: .default, logger: Logger(label: "test")),
-        ]
+        let recognizers = [try Fixtures.recognizer(grammar: shipped), try Self.recognizer(withOh)]
         let kitchen = try NoiseMixer(noise: AudioFile.read(corpora + "/picovoice_barista/noise/kitchen.wav"))
         let digits = try CorpusManifest(path: corpora + "/fsdd_digits/manifest.tsv").entries.filter { ["four", "two"].contains($0.transcript) }
         var heardRight = [0, 0]
