@@ -19,18 +19,15 @@ public final class NoiseSuppressor {
         public var maximumAttenuation: Int = Self.measuredAttenuation
         /// Automatic gain control.
         public var automaticGain: Bool = false
-        /// Dereverberation.
-        public var dereverberation: Bool = false
 
         /// The attenuation chosen by measurement over speexdsp's 15 dB: the listener understood 183
         /// orders of 309 in kitchen noise at 6 dB with it, 176 with 15 (docs/MEASUREMENTS.md, "Noise
         /// suppression front end" and "The listener in kitchen noise").
         public static let measuredAttenuation = 8
 
-        public init(maximumAttenuation: Int = Self.measuredAttenuation, automaticGain: Bool = false, dereverberation: Bool = false) {
+        public init(maximumAttenuation: Int = Self.measuredAttenuation, automaticGain: Bool = false) {
             self.maximumAttenuation = maximumAttenuation
             self.automaticGain = automaticGain
-            self.dereverberation = dereverberation
         }
     }
 
@@ -58,7 +55,8 @@ public final class NoiseSuppressor {
         set(SPEEX_PREPROCESS_SET_DENOISE, 1)
         set(SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, Int32(-abs(settings.maximumAttenuation)))
         set(SPEEX_PREPROCESS_SET_AGC, settings.automaticGain ? 1 : 0)
-        set(SPEEX_PREPROCESS_SET_DEREVERB, settings.dereverberation ? 1 : 0)
+        // Not its dereverberation: speexdsp 1.2 takes the setting and does nothing with it (the
+        // output is the same to the byte; docs/MEASUREMENTS.md, "Noise suppression front end").
         // Its VAD is off by default; setting it at all prints a warning on standard error.
         return state
     }
