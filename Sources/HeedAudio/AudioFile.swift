@@ -162,11 +162,14 @@ public final class AudioFileReader {
     }
 
     /// The next `maximumFrames` samples (16 kHz mono) or fewer; an empty array at the end.
+    /// From a pipe it waits for no more than those samples: a file is read at least 4096 frames
+    /// at a time, a pipe only as far as the caller asked (its writer may not have sent more yet).
     /// - Throws: ``AudioError`` when reading fails.
     public func read(maximumFrames: Int) throws(AudioError) -> [Int16] {
         precondition(maximumFrames > 0, "maximumFrames must be positive")
         while pending.count - pendingStart < maximumFrames, !ended {
-            try fill(frames: max(maximumFrames, 4096))
+            let missing = maximumFrames - (pending.count - pendingStart)
+            try fill(frames: bytes.size == nil ? missing : max(missing, 4096))
         }
         let end = min(pending.count, pendingStart + maximumFrames)
         let chunk = Array(pending[pendingStart..<end])

@@ -1,6 +1,7 @@
 import Foundation
 import HeedAudio
 import HeedCore
+import Synchronization
 import Testing
 import HeedTesting
 
@@ -169,7 +170,9 @@ struct AudioStreamTests {
     }
 
     /// A pipe delivers the first blocks while its writer is still writing: the reader does not
-    /// wait for the end (it would wait forever here: the writer closes only after the reader read).
+    /// wait for the end. The writer sends the header and the first second, and sends the rest only
+    /// once the reader has its first second (or after 30 s, when a reader waiting for the end
+    /// would have given up nothing before it).
     @Test func aPipeIsReadAsItArrives() throws {
         let folder = try TemporaryFolder.make()
         let fifo = folder.appendingPathComponent("live.wav").path
@@ -178,16 +181,21 @@ struct AudioStreamTests {
         wav.samples = (0..<32_000).map { Int16($0 % 2_000) }
         wav.declaredDataSize = 0xFFFF_FFFF
         let bytes = wav.data
+        let firstSecond = bytes.count - 16_000 * 2
+        let readFirst = DispatchSemaphore(value: 0)
+        let toldInTime = Mutex(false)
         let writer = Thread {
             guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
-            handle.write(bytes)
-            // Keep the pipe open until the reader has had its first second.
-            Thread.sleep(forTimeInterval: 1.5)
+            handle.write(bytes.prefix(firstSecond))
+            let told = readFirst.wait(timeout: .now() + 30) == .success
+            toldInTime.withLock { $0 = told }
+            handle.write(bytes.dropFirst(firstSecond))
             try? handle.close()
         }
         writer.start()
         let source = try FileAudioSource(path: fifo)
         let first = try source.read(maximumFrames: 16_000)
+        readFirst.signal()
         #expect(first == Array(wav.samples.prefix(16_000)))
         var rest: [Int16] = []
         while true {
@@ -196,6 +204,7 @@ struct AudioStreamTests {
             rest += chunk
         }
         #expect(rest == Array(wav.samples.dropFirst(16_000)))
+        #expect(toldInTime.withLock { $0 }, "the first second was read only after the writer stopped waiting")
     }
 
     @Test func aFormatChunkOfSizeZeroSaysSo() throws {
