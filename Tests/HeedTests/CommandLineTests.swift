@@ -143,11 +143,11 @@ struct CommandLineTests {
         #expect(plugins.output.contains("org.heed.timer"), "\(plugins)")
     }
 
-    @Test func evalNamesTheLineOfAMissingRecording() throws {
+    @Test(.enabled(if: Fixtures.hasPocketSphinx, "needs pocketsphinx-en-us"))
+    func evalNamesTheLineOfAMissingRecording() throws {
         let folder = try TemporaryFolder.make()
         let manifest = folder.appendingPathComponent("m.tsv").path
         try "wav\ttranscript\nmissing.wav\tstop\n".write(toFile: manifest, atomically: true, encoding: .utf8)
-        guard Fixtures.hasPocketSphinx else { return }
         let result = try Fixtures.run(Fixtures.heedBinary, ["eval", "-g", Fixtures.grammar("commands.gram"), manifest])
         #expect(result.status == 1)
         #expect(result.output.contains("unreadable: missing.wav (line 2):"))

@@ -57,14 +57,6 @@ extension ListenerEvent {
         default: nil
         }
     }
-
-    var isFinal: Bool? {
-        switch self {
-        case .partial: false
-        case .final: true
-        default: nil
-        }
-    }
 }
 
 extension ConversationEvent {

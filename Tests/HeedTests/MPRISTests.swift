@@ -178,6 +178,7 @@ struct MPRISTests {
         #expect(try bus.playerctl(["volume"]).hasPrefix("0.5"))
         #expect(try heed.say("mute").status == 0)
         try bus.waitUntil { try bus.playerctl(["volume"]).hasPrefix("0.0") }
+        #expect(try bus.playerctl(["volume"]).hasPrefix("0.0"))
         #expect(try heed.say("unmute").status == 0)
         try bus.waitUntil { try bus.playerctl(["volume"]).hasPrefix("0.5") }
         #expect(try bus.playerctl(["volume"]).hasPrefix("0.5"))

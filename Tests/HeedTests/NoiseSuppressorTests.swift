@@ -69,11 +69,9 @@ struct NoiseSuppressorTests {
     /// the endpointer finds, taken from the suppressor that followed the stream, has its noise
     /// before the words lowered already; a suppressor started on the utterance has not learned it
     /// yet there.
-    @Test func anUtteranceFromTheStreamStartsWithTheNoiseLearned() throws {
-        guard let corpora = Fixtures.corpora else {
-            print("skipped: the shared corpora are not here (set HEED_CORPORA)")
-            return
-        }
+    @Test(.enabled(if: Fixtures.corpora != nil, "needs the shared corpora (HEED_CORPORA or ../shared/corpora)"))
+    func anUtteranceFromTheStreamStartsWithTheNoiseLearned() throws {
+        let corpora = try #require(Fixtures.corpora)
         let noise = try NoiseMixer(noise: try AudioFile.read(corpora + "/picovoice_barista/noise/kitchen.wav"))
         let silence = [Int16](repeating: 0, count: 3 * 16_000)
         let clean = silence + (try AudioFile.read("\(Fixtures.testData)/cards/001.wav").samples) + silence

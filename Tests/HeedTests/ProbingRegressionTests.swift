@@ -177,25 +177,31 @@ struct ProbingRegressionTests {
 
     // MARK: 3: the policy fails closed
 
-    @Test(arguments: ["directory", "too long", "unreadable folder"])
+    @Test(arguments: ["directory", "too long"])
     func aPolicyThatCannotBeReadRefusesDispatch(kind: String) async throws {
         let folder = try TemporaryFolder.make()
         let policy: URL
-        switch kind {
-        case "directory":
+        if kind == "directory" {
             policy = folder.appendingPathComponent("policy.json")
             try FileManager.default.createDirectory(at: policy, withIntermediateDirectories: true)
-        case "too long":
+        } else {
             policy = folder.appendingPathComponent(String(repeating: "p", count: 300))
-        default:
-            // Root reads every folder: the case needs an ordinary user.
-            guard getuid() != 0 else { return }
-            let locked = folder.appendingPathComponent("locked")
-            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
-            try "{\"restricted\": []}".write(to: locked.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
-            chmod(locked.path, 0o000)
-            policy = locked.appendingPathComponent("policy.json")
         }
+        try await Self.expectDispatchRefused(policy: policy, in: folder)
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root reads every folder; aPolicyInAFolderTheUserMayNotEnterRefusesDispatch runs heed as nobody"))
+    func aPolicyInAnUnreadableFolderRefusesDispatch() async throws {
+        let folder = try TemporaryFolder.make()
+        let locked = folder.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try "{\"restricted\": []}".write(to: locked.appendingPathComponent("policy.json"), atomically: true, encoding: .utf8)
+        chmod(locked.path, 0o000)
+        try await Self.expectDispatchRefused(policy: locked.appendingPathComponent("policy.json"), in: folder)
+    }
+
+    /// A policy file Heed cannot read refuses every dispatch, before any plugin starts.
+    static func expectDispatchRefused(policy: URL, in folder: URL) async throws {
         let store = AuthorizationStore(stateDirectory: folder.appendingPathComponent("state"), policyFile: policy)
         #expect(throws: SourceError.self) { try store.status(of: "org.heed.fault", .siri) }
         let manifest = try Self.scriptedPlugin([], in: folder)
@@ -206,19 +212,19 @@ struct ProbingRegressionTests {
         #expect(try ProcessCounter.starts(in: folder) == 0)
     }
 
+    /// Whether `nobody` can run the built heed (the checkout may sit in a 0700 home folder).
+    static var nobodyCanRunHeed: Bool {
+        let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+        guard FileManager.default.isExecutableFile(atPath: setpriv.path) else { return false }
+        let reachable = try? Fixtures.run(setpriv, ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/test", "-x", Fixtures.heedBinary.path])
+        return reachable?.status == 0
+    }
+
     /// The probe's own case: a policy in a root-owned folder of mode 0700, read by an ordinary
     /// user. As root the test runs `heed` as `nobody` (setpriv); as an ordinary user, directly.
-    @Test func aPolicyInAFolderTheUserMayNotEnterRefusesDispatch() throws {
+    @Test(.enabled(if: getuid() != 0 || nobodyCanRunHeed, "as root it runs heed as nobody, who needs /usr/bin/setpriv and a heed it can reach"))
+    func aPolicyInAFolderTheUserMayNotEnterRefusesDispatch() throws {
         let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
-        guard getuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv.path) else { return }
-        if getuid() == 0 {
-            // The checkout may sit where `nobody` cannot reach the built heed (a 0700 home folder).
-            let reachable = try Fixtures.run(setpriv, ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/test", "-x", Fixtures.heedBinary.path])
-            guard reachable.status == 0 else {
-                print("skipped: nobody cannot run \(Fixtures.heedBinary.path); the unreadable-policy case is covered by the directory and long-path cases")
-                return
-            }
-        }
         let folder = try TemporaryFolder.make()
         chmod(folder.path, 0o755)
         let locked = folder.appendingPathComponent("locked")
