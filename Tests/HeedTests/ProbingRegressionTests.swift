@@ -212,9 +212,11 @@ struct ProbingRegressionTests {
         #expect(try ProcessCounter.starts(in: folder) == 0)
     }
 
+    /// What runs heed as `nobody` when the tests run as root.
+    static let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+
     /// Whether `nobody` can run the built heed (the checkout may sit in a 0700 home folder).
     static var nobodyCanRunHeed: Bool {
-        let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
         guard FileManager.default.isExecutableFile(atPath: setpriv.path) else { return false }
         let reachable = try? Fixtures.run(setpriv, ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/test", "-x", Fixtures.heedBinary.path])
         return reachable?.status == 0
@@ -224,7 +226,6 @@ struct ProbingRegressionTests {
     /// user. As root the test runs `heed` as `nobody` (setpriv); as an ordinary user, directly.
     @Test(.enabled(if: getuid() != 0 || nobodyCanRunHeed, "as root it runs heed as nobody, who needs /usr/bin/setpriv and a heed it can reach"))
     func aPolicyInAFolderTheUserMayNotEnterRefusesDispatch() throws {
-        let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
         let folder = try TemporaryFolder.make()
         chmod(folder.path, 0o755)
         let locked = folder.appendingPathComponent("locked")
@@ -240,7 +241,7 @@ struct ProbingRegressionTests {
         let arguments = ["run", "set a timer for ten minutes", "--state-dir", state.path, "--config", config.path, "--answer", "yes"]
         let result =
             getuid() == 0
-            ? try Fixtures.run(setpriv, ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Fixtures.heedBinary.path] + arguments, in: folder)
+            ? try Fixtures.run(Self.setpriv, ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Fixtures.heedBinary.path] + arguments, in: folder)
             : try Fixtures.run(Fixtures.heedBinary, arguments, in: folder)
         #expect(result.status == 1, "\(result)")
         #expect((result.output + result.error).contains("cannot read the administrator's policy file: Permission denied"), "\(result)")
