@@ -1,5 +1,5 @@
 """What Heed's benchmark scripts share: a work folder, word errors, Debian's LibriVox sentences,
-synthetic speech (espeak-ng, flite),
+synthetic speech (espeak-ng, flite), the WebRTC filter for comparisons with speexdsp,
 streams of recordings with noise mixed in, and timing one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
 (`sys.path.insert(0, <scripts>)`); it needs nothing outside Python's standard library."""
 import atexit, math, os, random, shutil, struct, subprocess, sys, tempfile, time, wave
@@ -15,6 +15,18 @@ def work_folder(prefix):
         atexit.register(shutil.rmtree, work, ignore_errors=True)
     return work
 
+
+
+def webrtc_filter(work):
+    """scripts/webrtc-filter.cc built into `work` (Debian's libwebrtc-audio-processing-dev and
+    g++); exits with what to install when the library is missing."""
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "webrtc-audio-processing"], capture_output=True, text=True)
+    if flags.returncode != 0:
+        sys.exit("needs libwebrtc-audio-processing-dev (apt-get install libwebrtc-audio-processing-dev g++)")
+    binary = os.path.join(work, "webrtc-filter")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "webrtc-filter.cc")
+    subprocess.run(["g++", "-O2", source, "-o", binary] + flags.stdout.split(), check=True)
+    return binary
 
 def word_errors(reference, hypothesis):
     """Substitutions, deletions and insertions between two lists of words (edit distance)."""

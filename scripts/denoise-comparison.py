@@ -4,7 +4,7 @@
 usage: scripts/denoise-comparison.py HEED CORPORA [--snr 6,12] [--levels 1,2,3]
 
 Issue 13 asked for both libraries on the noise curve. Heed wraps libspeexdsp; this builds
-scripts/webrtc-denoise.cc (Debian's libwebrtc-audio-processing-dev and g++), mixes the kitchen
+scripts/webrtc-filter.cc (Debian's libwebrtc-audio-processing-dev and g++), mixes the kitchen
 noise into the 309 Picovoice barista orders at each SNR (the loudest 2048-sample frame of speech
 over that of the noise, a noise offset chosen by the file's name, peak-normalised: the same
 recipe as `heed eval --noise`, in Python, so the three conditions decode the same files), and
@@ -16,7 +16,7 @@ folder goes at the end (KEEP=1 keeps it).
 import argparse, array, hashlib, json, os, random, subprocess, sys, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import read_mono16k, work_folder
+from benchmarks import read_mono16k, webrtc_filter, work_folder
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -29,11 +29,7 @@ barista = os.path.join(args.corpora, "picovoice_barista")
 work = work_folder("heed-denoise-")
 print(f"work: {work}", file=sys.stderr)
 
-flags = subprocess.run(["pkg-config", "--cflags", "--libs", "webrtc-audio-processing"], capture_output=True, text=True)
-if flags.returncode != 0:
-    sys.exit("needs libwebrtc-audio-processing-dev (apt-get install libwebrtc-audio-processing-dev g++)")
-webrtc = os.path.join(work, "webrtc-denoise")
-subprocess.run(["g++", "-O2", os.path.join(repo, "scripts", "webrtc-denoise.cc"), "-o", webrtc] + flags.stdout.split(), check=True)
+webrtc = webrtc_filter(work)
 
 
 def read(path):
