@@ -5,6 +5,7 @@ usage: scripts/listen-noise.py HEED CORPORA [--snr clean,24,12,6] [--orders 60] 
        scripts/listen-noise.py HEED CORPORA --wake [--wake-threshold T] [--snr clean,24,12,6] [--orders 60] [--modes off]
        scripts/listen-noise.py HEED CORPORA --talk SETS [--wake-phrase P [--wake-threshold T]] [--snr clean,12] [--modes off]
        scripts/listen-noise.py HEED CORPORA … [--pause SECONDS] [--listen-options "--hesitation 0.5"]
+       scripts/listen-noise.py HEED CORPORA … --split test [--sets SETS]
        scripts/listen-noise.py HEED CORPORA --answer-yes [--snr clean,12,6] [--orders 0] [--modes auto]
        scripts/listen-noise.py HEED CORPORA --step DB [--noise WAV] [--snr 12] [--modes auto]
 
@@ -59,7 +60,9 @@ would have answered no). Without it, the orders' and the talk's reports count th
 `asked_back`, and in talk every yes heard is a false accept. An answer's own final (the yes or no)
 is never counted as a command.
 
---listen-options adds arguments to every `heed listen`.
+--listen-options adds arguments to every `heed listen`. --split train|test keeps only the
+recordings of that split of the rejection sets (by speaker, recording cluster or file, as
+scripts/rejection-sets.py assigns them): --talk's SETS for talk, --sets SETS for the orders.
 
 Prints one JSON object a line. Needs only Python's standard library and a release heed.
 """
@@ -86,6 +89,9 @@ parser.add_argument("--step", type=float, metavar="DB",
                     help="before each order 4 s of the noise DB dB quieter, rising to its level 1 s before the order")
 parser.add_argument("--answer-yes", action="store_true", help="a person's yes 1.5 s after each order")
 parser.add_argument("--listen-options", default="", help="more arguments for heed listen, as one string")
+parser.add_argument("--split", choices=["train", "test"],
+                    help="only the recordings of this split of the rejection sets (--talk's SETS, or --sets for the orders)")
+parser.add_argument("--sets", metavar="SETS", help="with --split and the orders: the rejection sets that give each order's split")
 args = parser.parse_args()
 if args.wake and args.talk:
     parser.error("--wake and --talk build different streams: give one")
@@ -97,6 +103,10 @@ if args.answer_yes and (args.talk or args.wake or args.step is not None):
     parser.error("--answer-yes goes with the orders stream")
 if args.wake_phrase and not args.talk:
     parser.error("--wake-phrase goes with --talk (--wake uses each recording's own phrase)")
+if args.split and not (args.talk or args.sets):
+    parser.error("--split needs the rejection sets: --talk SETS, or --sets SETS for the orders")
+if args.sets and not args.split:
+    parser.error("--sets goes with --split")
 
 RATE, GAP = 16000, 24000
 barista = os.path.join(args.corpora, "picovoice_barista")
@@ -132,13 +142,23 @@ if args.talk:
             name, _, grammar, purpose = line.rstrip("\n").split("\t")[:4]
             if grammar == "--intents intents" and purpose.startswith("negatives"):
                 with open(os.path.join(args.talk, name + ".tsv")) as manifest:
-                    rows += [(line.split("\t")[0], name) for line in list(manifest)[1:]]
+                    header = manifest.readline().rstrip("\n").split("\t")
+                    for line in manifest:
+                        fields = dict(zip(header, line.rstrip("\n").split("\t")))
+                        if not args.split or fields["split"] == args.split:
+                            rows.append((fields["wav"], name))
 else:
     with open(os.path.join(barista, "manifest.tsv")) as manifest:
         header = manifest.readline().rstrip("\n").split("\t")
         for line in manifest:
             fields = dict(zip(header, line.rstrip("\n").split("\t")))
             rows.append((os.path.join(barista, fields["wav"]), json.loads(fields["intent_slots_json"])))
+    if args.split:
+        with open(os.path.join(args.sets, "barista-orders.tsv")) as manifest:
+            header = manifest.readline().rstrip("\n").split("\t")
+            split_of = {os.path.basename(fields["wav"]): fields["split"]
+                        for fields in (dict(zip(header, line.rstrip("\n").split("\t"))) for line in manifest)}
+        rows = [row for row in rows if split_of[os.path.basename(row[0])] == args.split]
     rows.sort()
     rows = rows[:args.orders] if args.orders else rows
 
@@ -289,4 +309,5 @@ for snr in [None if s == "clean" else float(s) for s in args.snr.split(",")]:
             if args.wake:
                 totals["woke"] = totals.get("woke", 0) + woken
                 totals.setdefault("woke_understood_by_wake_word", {})[name] = [woken, understood, len(spans)]
-        print(json.dumps({"snr": "clean" if snr is None else snr, "denoise": mode} | totals))
+        print(json.dumps({"snr": "clean" if snr is None else snr, "denoise": mode}
+                         | ({"split": args.split} if args.split else {}) | totals))
