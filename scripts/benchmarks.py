@@ -16,7 +16,6 @@ def work_folder(prefix):
     return work
 
 
-
 def webrtc_filter(work):
     """scripts/webrtc-filter.cc built into `work` (Debian's libwebrtc-audio-processing-dev and
     g++); exits with what to install when the library is missing."""
@@ -27,6 +26,7 @@ def webrtc_filter(work):
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "webrtc-filter.cc")
     subprocess.run(["g++", "-O2", source, "-o", binary] + flags.stdout.split(), check=True)
     return binary
+
 
 def word_errors(reference, hypothesis):
     """Substitutions, deletions and insertions between two lists of words (edit distance)."""
