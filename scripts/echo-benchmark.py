@@ -29,10 +29,10 @@ command at each point.
 Needs python3-numpy, libspeexdsp, libwebrtc-audio-processing-dev and g++, espeak-ng and sox.
 The work folder goes at the end (KEEP=1 keeps it).
 """
-import argparse, ctypes, ctypes.util, json, os, subprocess, sys, wave
+import argparse, ctypes, ctypes.util, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import speak, webrtc_filter, work_folder
+from benchmarks import samples_16k, speak, webrtc_filter, work_folder, write_16k
 
 try:
     import numpy as np
@@ -81,16 +81,7 @@ PREPROCESS_SET_NOISE_SUPPRESS, PREPROCESS_SET_ECHO_STATE = 18, 24
 
 
 def read(path):
-    with wave.open(path) as recording:
-        if recording.getframerate() != RATE or recording.getnchannels() != 1 or recording.getsampwidth() != 2:
-            sys.exit(f"{path}: needs 16 kHz mono 16-bit")
-        return np.frombuffer(recording.readframes(recording.getnframes()), dtype="<i2").astype(np.float64)
-
-
-def write(path, samples):
-    with wave.open(path, "wb") as recording:
-        recording.setnchannels(1), recording.setsampwidth(2), recording.setframerate(RATE)
-        recording.writeframes(np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes())
+    return np.array(samples_16k(path), dtype=np.float64)
 
 
 def loudest(samples):
@@ -208,7 +199,7 @@ def commands_while_speaking(name, corpus, grammar, ser):
         listing = []
         for index, ((start, end), recording, row) in enumerate(zip(spans, recordings, rows)):
             path = os.path.join(folder, f"{index:04d}.wav")
-            write(path, recording if condition == "alone" else heard[condition][start:end])
+            write_16k(path, recording if condition == "alone" else heard[condition][start:end])
             listing.append([path] + [row[column[key]] for key in ("transcript", "intent_slots_json", "speaker")])
         manifest(folder + ".tsv", listing)
         decoded = evaluate(folder + ".tsv", grammar)
@@ -230,7 +221,7 @@ def own_speech():
         listing = []
         for index, start in enumerate(range(10 * RATE, len(played) - 2 * RATE, 2 * RATE)):
             path = os.path.join(folder, f"{index:03d}.wav")
-            write(path, heard[condition][start:start + 2 * RATE])
+            write_16k(path, heard[condition][start:start + 2 * RATE])
             listing.append([path, "", "", ""])
         manifest(folder + ".tsv", listing)
         decoded = [r for r in evaluate(folder + ".tsv", ["--intents", "intents"], negative=True) if r.get("text")]

@@ -3,7 +3,7 @@
 
 usage: scripts/pipe-latency.py HEED [RECORDING] [--commands 10]
 
-Writes a WAV header that declares no length, then, paced to the audio clock in 10 ms pieces, a
+Writes a WAV header that declares no length, then, paced to the audio clock in 20 ms pieces, a
 quiet room (Gaussian noise, about -50 dBFS, seeded) with RECORDING (16 kHz mono; by default the
 bundled examples/audio/pause.wav) said --commands times, 1.5 s apart, into `HEED listen --input
 /dev/stdin --dry-run --json --denoise off` (run from the checkout, shipped intents). For each
@@ -47,7 +47,7 @@ def main():
         listener.stdin.flush()
         start[0] = time.monotonic()
         started.set()
-        piece = 320 * 2  # 10 ms
+        piece = 320 * 2  # 20 ms: 320 samples of 2 bytes
         for offset in range(0, len(stream), piece):
             wait = start[0] + offset / 32000 - time.monotonic()
             if wait > 0:
