@@ -30,7 +30,7 @@ wake --wake-phrase PHRASE`. It counts the orders that woke the listener and thos
 
 With --talk, the stream is other speech instead: every recording of the sets of SETS
 (scripts/rejection-sets.py) that are only negatives for the shipped intents (read sentences,
-coffee orders, runs of words and of home-assistant commands, digits; about 56 minutes), in the
+coffee orders, runs of words and of home-assistant commands, digits; about 74 minutes), in the
 order of their manifests, each followed by 1.5 s of nothing, heard with the shipped intents
 (`--intents intents`, nothing going on). Every accepted final counts as a false accept; the script
 prints how many, per hour, and their words by set. With --wake-phrase it listens for that phrase

@@ -220,7 +220,7 @@ def main():
         ("barista-orders-intents", as_negative(barista), INTENTS, "negatives: coffee orders, not a shipped command", "real"),
         ("speech-commands-intents", commands, INTENTS, "mixed: words the intents accept are positive, others negative", "real"),
         ("speech-commands-barista", as_negative(commands), BARISTA, "negatives: single words", "real"),
-        ("digits-intents", digits, INTENTS, "mixed: isolated digits (none is a command)", "real"),
+        ("digits-intents", as_negative(digits), INTENTS, "negatives: isolated digits, none a command", "real"),
         ("digits-barista", as_negative(digits), BARISTA, "negatives: isolated digits", "real"),
         ("speech-to-phrase-barista", as_negative(phrases), BARISTA, "negatives: home-assistant commands, OOV clips", "real"),
         ("misc-intents", misc, INTENTS, "mixed: connected digits, wake word + lamp command, Rhino clips", "real"),
