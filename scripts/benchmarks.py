@@ -2,7 +2,7 @@
 synthetic speech (espeak-ng, flite), the WebRTC filter for comparisons with speexdsp,
 streams of recordings with noise mixed in, and timing one utterance through PocketSphinx 5's Python decoder. Scripts import it from their own folder
 (`sys.path.insert(0, <scripts>)`); it needs nothing outside Python's standard library."""
-import atexit, math, os, random, shutil, struct, subprocess, sys, tempfile, time, wave
+import atexit, csv, math, os, random, shutil, struct, subprocess, sys, tempfile, time, wave
 
 LIBRIVOX = "/usr/share/pocketsphinx/test/data/librivox"
 
@@ -26,6 +26,13 @@ def webrtc_filter(work):
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "webrtc-filter.cc")
     subprocess.run(["g++", "-O2", source, "-o", binary] + flags.stdout.split(), check=True)
     return binary
+
+
+def manifest_rows(path):
+    """The rows of a tab-separated manifest (a corpus's manifest.tsv, a rejection set, sets.tsv) as
+    dicts by its header; no quoting, as the corpora write them."""
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def word_errors(reference, hypothesis):

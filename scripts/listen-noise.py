@@ -69,7 +69,7 @@ Prints one JSON object a line. Needs only Python's standard library and a releas
 import argparse, json, os, shlex, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import LIBRIVOX, librivox_references, peak_energy, samples_16k, with_noise, words, work_folder, write_16k
+from benchmarks import LIBRIVOX, librivox_references, manifest_rows, peak_energy, samples_16k, with_noise, words, work_folder, write_16k
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -137,27 +137,16 @@ def wake_clip(engine, phrase):
 
 rows = []
 if args.talk:
-    with open(os.path.join(args.talk, "sets.tsv")) as sets:
-        for line in list(sets)[1:]:
-            name, _, grammar, purpose = line.rstrip("\n").split("\t")[:4]
-            if grammar == "--intents intents" and purpose.startswith("negatives"):
-                with open(os.path.join(args.talk, name + ".tsv")) as manifest:
-                    header = manifest.readline().rstrip("\n").split("\t")
-                    for line in manifest:
-                        fields = dict(zip(header, line.rstrip("\n").split("\t")))
-                        if not args.split or fields["split"] == args.split:
-                            rows.append((fields["wav"], name))
+    for entry in manifest_rows(os.path.join(args.talk, "sets.tsv")):
+        if entry["grammar"] == "--intents intents" and entry["purpose"].startswith("negatives"):
+            rows += [(fields["wav"], entry["name"]) for fields in manifest_rows(os.path.join(args.talk, entry["name"] + ".tsv"))
+                     if not args.split or fields["split"] == args.split]
 else:
-    with open(os.path.join(barista, "manifest.tsv")) as manifest:
-        header = manifest.readline().rstrip("\n").split("\t")
-        for line in manifest:
-            fields = dict(zip(header, line.rstrip("\n").split("\t")))
-            rows.append((os.path.join(barista, fields["wav"]), json.loads(fields["intent_slots_json"])))
+    rows = [(os.path.join(barista, fields["wav"]), json.loads(fields["intent_slots_json"]))
+            for fields in manifest_rows(os.path.join(barista, "manifest.tsv"))]
     if args.split:
-        with open(os.path.join(args.sets, "barista-orders.tsv")) as manifest:
-            header = manifest.readline().rstrip("\n").split("\t")
-            split_of = {os.path.basename(fields["wav"]): fields["split"]
-                        for fields in (dict(zip(header, line.rstrip("\n").split("\t"))) for line in manifest)}
+        split_of = {os.path.basename(fields["wav"]): fields["split"]
+                    for fields in manifest_rows(os.path.join(args.sets, "barista-orders.tsv"))}
         rows = [row for row in rows if split_of[os.path.basename(row[0])] == args.split]
     rows.sort()
     rows = rows[:args.orders] if args.orders else rows

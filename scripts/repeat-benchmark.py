@@ -25,7 +25,7 @@ the listener with its defaults. Prints one JSON object a line. Python's standard
 import argparse, collections, json, os, re, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchmarks import peak_energy, samples_16k, with_noise, words, work_folder, write_16k
+from benchmarks import manifest_rows, peak_energy, samples_16k, with_noise, words, work_folder, write_16k
 
 parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("heed")
@@ -39,9 +39,7 @@ RATE, BETWEEN = 16000, 8.0
 work = work_folder("heed-repeat-")
 
 def manifest(folder):
-    with open(os.path.join(folder, "manifest.tsv")) as lines:
-        header = lines.readline().rstrip("\n").split("\t")
-        return [dict(zip(header, line.rstrip("\n").split("\t"))) for line in lines]
+    return manifest_rows(os.path.join(folder, "manifest.tsv"))
 
 # FSDD: (speaker, digit) → recordings by repetition; pairs of repetitions 2k and 2k+1.
 fsdd = os.path.join(args.corpora, "fsdd_digits")
